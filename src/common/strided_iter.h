@@ -1,0 +1,154 @@
+// Iteration over a broadcast, strided element space shared by several operands (the
+// TensorIterator idea): dims are coalesced once, then linear ranges of the space are gathered
+// into, or scattered from, contiguous buffers with dtype conversion.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+
+#include "acl/acl_base.h"
+#include "common/dtype.h"
+#include "common/shape.h"
+
+namespace aclnn_cpu {
+
+/// The iteration space: sizes of (coalesced) dims, outermost first; linear index i of the space
+/// is the row-major position of its multi-index.
+struct IterSpace {
+  int ndim = 0;
+  int64_t sizes[kMaxDims] = {};
+};
+
+/// An operand of the space: element (i0..in) lives at first + sum(i_k * strides[k]) elements.
+struct StridedOperand {
+  const char* first = nullptr;
+  aclDataType dtype = ACL_FLOAT;
+  int64_t strides[kMaxDims] = {};
+};
+
+/// Drops size-1 dims and merges neighbours that every operand walks as one (stride of the outer
+/// = size * stride of the inner) - TensorIterator's coalescing. A 0-dim space becomes 1-D of 1.
+void CoalesceDims(IterSpace& space, std::span<StridedOperand*> operands);
+
+/// Whether element i of the space is at first + i for the operand (it walks the space densely).
+bool IsDense(const IterSpace& space, const StridedOperand& op);
+/// Whether the operand reads one element for the whole space (all strides 0).
+bool IsBroadcastScalar(const IterSpace& space, const StridedOperand& op);
+
+/// Converts one element; the one rounding of a narrowing conversion is to nearest even.
+template <class Dst, class Src>
+inline Dst ConvertElement(Src v) {
+  if constexpr (std::is_same_v<Dst, Src>) {
+    return v;
+  } else if constexpr (std::is_same_v<Src, Half>) {
+    return ConvertElement<Dst>(HalfToFloat(v));
+  } else if constexpr (std::is_same_v<Src, BFloat16>) {
+    return ConvertElement<Dst>(BFloat16ToFloat(v));
+  } else if constexpr (std::is_same_v<Dst, Half>) {
+    if constexpr (std::is_same_v<Src, double>) return FloatToHalf(DoubleToFloatRoundToOdd(v));
+    else return FloatToHalf(v);
+  } else if constexpr (std::is_same_v<Dst, BFloat16>) {
+    if constexpr (std::is_same_v<Src, double>) return FloatToBFloat16(DoubleToFloatRoundToOdd(v));
+    else return FloatToBFloat16(v);
+  } else {
+    return static_cast<Dst>(v);
+  }
+}
+
+/// Calls fn(aclDataType tag as a C++ type) for the operator's float dtypes.
+template <class Fn>
+inline void VisitFloatDType(aclDataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case ACL_FLOAT: fn(float{}); break;
+    case ACL_DOUBLE: fn(double{}); break;
+    case ACL_FLOAT16: fn(Half{}); break;
+    case ACL_BF16: fn(BFloat16{}); break;
+    default: break;
+  }
+}
+
+/// Walks the linear range [begin, begin + count) of the space as runs along the innermost dim:
+/// fn(element offset of the run start per operand..., run length, position in the range).
+/// Offsets are in elements relative to each operand's `first`.
+template <size_t kOps, class Fn>
+void ForEachRun(const IterSpace& space, const StridedOperand* const (&ops)[kOps], int64_t begin, int64_t count,
+                Fn&& fn) {
+  const int inner = space.ndim - 1;
+  int64_t index[kMaxDims] = {};
+  int64_t rem = begin;
+  for (int k = inner; k >= 0; --k) {
+    index[k] = rem % space.sizes[k];
+    rem /= space.sizes[k];
+  }
+  int64_t done = 0;
+  while (done < count) {
+    const int64_t run = std::min<int64_t>(space.sizes[inner] - index[inner], count - done);
+    int64_t offsets[kOps];
+    for (size_t o = 0; o < kOps; ++o) {
+      int64_t off = 0;
+      for (int k = 0; k <= inner; ++k) off += index[k] * ops[o]->strides[k];
+      offsets[o] = off;
+    }
+    fn(offsets, run, done);
+    done += run;
+    index[inner] += run;
+    for (int k = inner; k > 0 && index[k] == space.sizes[k]; --k) {
+      index[k] = 0;
+      ++index[k - 1];
+    }
+  }
+}
+
+/// Copies elements [begin, begin + count) of the space from @p src into @p dst (contiguous),
+/// converting to Dst.
+template <class Dst>
+void GatherRange(const IterSpace& space, const StridedOperand& src, int64_t begin, int64_t count, Dst* dst) {
+  const StridedOperand* const ops[1] = {&src};
+  const int64_t stride = src.strides[space.ndim - 1];
+  VisitFloatDType(src.dtype, [&](auto tag) {
+    using Src = decltype(tag);
+    const Src* base = reinterpret_cast<const Src*>(src.first);
+    ForEachRun(space, ops, begin, count, [&](const int64_t* offsets, int64_t run, int64_t pos) {
+      const Src* s = base + offsets[0];
+      Dst* d = dst + pos;
+      if constexpr (std::is_same_v<Src, Dst>) {
+        if (stride == 1) {
+          std::memcpy(d, s, static_cast<size_t>(run) * sizeof(Dst));
+          return;
+        }
+      }
+      if (stride == 0) {
+        const Dst v = ConvertElement<Dst>(s[0]);
+        for (int64_t i = 0; i < run; ++i) d[i] = v;
+      } else {
+        for (int64_t i = 0; i < run; ++i) d[i] = ConvertElement<Dst>(s[i * stride]);
+      }
+    });
+  });
+}
+
+/// Copies @p count contiguous elements of @p src into elements [begin, begin + count) of the
+/// space of @p dst, converting to dst's dtype. Writes only the elements of that range.
+template <class Src>
+void ScatterRange(const IterSpace& space, const Src* src, const StridedOperand& dst, int64_t begin, int64_t count) {
+  const StridedOperand* const ops[1] = {&dst};
+  const int64_t stride = dst.strides[space.ndim - 1];
+  VisitFloatDType(dst.dtype, [&](auto tag) {
+    using Dst = decltype(tag);
+    Dst* base = reinterpret_cast<Dst*>(const_cast<char*>(dst.first));
+    ForEachRun(space, ops, begin, count, [&](const int64_t* offsets, int64_t run, int64_t pos) {
+      Dst* d = base + offsets[0];
+      const Src* s = src + pos;
+      if constexpr (std::is_same_v<Src, Dst>) {
+        if (stride == 1) {
+          std::memcpy(d, s, static_cast<size_t>(run) * sizeof(Dst));
+          return;
+        }
+      }
+      for (int64_t i = 0; i < run; ++i) d[i * stride] = ConvertElement<Dst>(s[i]);
+    });
+  });
+}
+
+}  // namespace aclnn_cpu

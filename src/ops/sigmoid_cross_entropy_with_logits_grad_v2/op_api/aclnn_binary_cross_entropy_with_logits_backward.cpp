@@ -1,0 +1,274 @@
+// ACLNN L2 API of SigmoidCrossEntropyWithLogitsGradV2: checks (SPEC §3), dtype promotion, the plan
+// (iteration space, operand access, tiling, kernel) and the executor.
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
+
+#include <algorithm>
+#include <memory>
+#include <new>
+
+#include "common/dtype.h"
+#include "common/error.h"
+#include "common/strided_iter.h"
+#include "op_host/platform_info.h"
+#include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_def.h"
+#include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
+#include "runtime/executor.h"
+#include "runtime/tensor.h"
+#include "runtime/thread_pool.h"
+
+namespace aclnn_cpu::bce_grad {
+namespace {
+
+constexpr const char* kFirstPhase = "aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize";
+constexpr const char* kSecondPhase = "aclnnBinaryCrossEntropyWithLogitsBackward";
+
+/// The tensors of one call, in the order of the checks' messages.
+struct NamedTensor {
+  const char* name;
+  const aclTensor* tensor;
+};
+
+aclnnStatus CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* target,
+                         const aclTensor* out, const uint64_t* workspaceSize, aclOpExecutor* const* executor) {
+  const NamedTensor required[] = {{"gradOutput", gradOutput}, {"self", self}, {"target", target}, {"out", out}};
+  for (const auto& t : required) {
+    if (t.tensor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, kFirstPhase, ": ", t.name, " must not be null");
+  }
+  if (workspaceSize == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, kFirstPhase, ": workspaceSize must not be null");
+  if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, kFirstPhase, ": executor must not be null");
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckLive(std::span<const NamedTensor> tensors) {
+  for (const auto& t : tensors) {
+    if (t.tensor != nullptr && !IsLiveTensor(t.tensor)) {
+      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", t.name,
+                  " is not a live tensor made by aclCreateTensor");
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckDims(std::span<const NamedTensor> tensors) {
+  for (const auto& t : tensors) {
+    if (t.tensor != nullptr && t.tensor->dims.rank > kMaxDims) {
+      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", t.name, " has ", t.tensor->dims.rank,
+                  " dims, more than the maximum of ", kMaxDims);
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckDTypes(std::span<const NamedTensor> tensors, const aclTensor* target, const aclTensor* out) {
+  for (const auto& t : tensors) {
+    if (t.tensor != nullptr && !IsSupportedFloat(t.tensor->dtype)) {
+      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", t.name, " dtype ", DTypeName(t.tensor->dtype),
+                  " is not supported; expected FLOAT, FLOAT16, BF16 or DOUBLE");
+    }
+  }
+  if (out->dtype != target->dtype) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out dtype ", DTypeName(out->dtype),
+                " must equal target dtype ", DTypeName(target->dtype));
+  }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckFormats(const aclTensor* self, const aclTensor* target, const aclTensor* out) {
+  if (target->format != self->format) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": target format ", static_cast<int>(target->format),
+                " must equal self format ", static_cast<int>(self->format));
+  }
+  if (out->format != self->format) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out format ", static_cast<int>(out->format),
+                " must equal self format ", static_cast<int>(self->format));
+  }
+  return ACLNN_SUCCESS;
+}
+
+/// Whether no two elements of the view share a storage element (sufficient test: sorted by
+/// stride, each dim's stride exceeds the span of all smaller-stride dims).
+bool HasNoSelfOverlap(const aclTensor& t) {
+  if (t.numel <= 1) return true;
+  std::array<std::pair<int64_t, int64_t>, kMaxTensorRank> dims{};  // (stride, size)
+  int n = 0;
+  for (int i = 0; i < t.dims.rank; ++i) {
+    if (t.dims.v[i] != 1) dims[n++] = {t.strides.v[i], t.dims.v[i]};
+  }
+  std::sort(dims.begin(), dims.begin() + n);
+  int64_t span = 0;  // highest offset reachable with the dims so far
+  for (int i = 0; i < n; ++i) {
+    if (dims[i].first <= span) return false;
+    span += (dims[i].second - 1) * dims[i].first;
+  }
+  return true;
+}
+
+aclnnStatus CheckShapes(const aclTensor* self, std::span<const NamedTensor> same_shape,
+                        std::span<const NamedTensor> broadcast, const aclTensor* out) {
+  if (self->numel == 0) return ACLNN_SUCCESS;  // SPEC §3.5: the shape rule is waived for an empty self
+  for (const auto& t : same_shape) {
+    if (!(t.tensor->dims == self->dims)) {
+      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", t.name, " shape ", FormatDims(t.tensor->dims.span()),
+                  " must equal self shape ", FormatDims(self->dims.span()));
+    }
+  }
+  for (const auto& t : broadcast) {
+    if (t.tensor == nullptr) continue;
+    const auto shape = BroadcastShapes(t.tensor->dims, self->dims);
+    if (!shape || !(*shape == self->dims)) {
+      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", t.name, " shape ", FormatDims(t.tensor->dims.span()),
+                  " must broadcast to self shape ", FormatDims(self->dims.span()));
+    }
+  }
+  if (!HasNoSelfOverlap(*out)) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out view (stride ", FormatDims(out->strides.span()),
+                ") has elements that share memory; out must be writable element by element");
+  }
+  return ACLNN_SUCCESS;
+}
+
+/// The launch plan of one call: a KernelLaunch plus the runtime's view of it.
+class BcePlan final : public LaunchPlan {
+ public:
+  KernelLaunch launch;
+  uint64_t NumBlocks() const override { return launch.tiling.blockDim; }
+  uint64_t WorkspaceBytesPerBlock() const override { return launch.block_workspace_bytes; }
+  void RunBlock(uint64_t block, void* block_workspace) const override {
+    bce_grad::RunBlock(launch, block, block_workspace);
+  }
+};
+
+KernelDType KernelDTypeOf(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT16: return KernelDType::kFloat16;
+    case ACL_BF16: return KernelDType::kBFloat16;
+    case ACL_DOUBLE: return KernelDType::kDouble;
+    default: return KernelDType::kFloat;
+  }
+}
+
+/// Builds the plan of a checked, non-empty call. See Note [Staging].
+aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDataType promoted,
+                        ReductionType reduction, KernelLaunch& launch) {
+  const aclTensor* self = tensors[kPredict];
+  // Kernel dtype: the common storage dtype when all operands share one, else the compute dtype
+  // with conversions in CopyIn / CopyOut.
+  const aclDataType compute = promoted == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
+  bool uniform = true;
+  for (const aclTensor* t : tensors) uniform &= (t == nullptr || t->dtype == self->dtype);
+  const aclDataType kernel_acl_dtype = uniform ? self->dtype : compute;
+  const KernelDType kernel_dtype = KernelDTypeOf(kernel_acl_dtype);
+
+  launch.space.ndim = self->dims.rank;
+  for (int k = 0; k < self->dims.rank; ++k) launch.space.sizes[k] = self->dims.v[k];
+  StridedOperand* present[kOperandCount];
+  int present_count = 0;
+  for (int o = 0; o < kOperandCount; ++o) {
+    const aclTensor* t = tensors[o];
+    GlobalOperand& op = launch.operands[o];
+    if (t == nullptr) continue;
+    op.memory.first = t->first_element();
+    op.memory.dtype = t->dtype;
+    const DimVector strides = BroadcastStrides(t->dims, t->strides, self->dims);
+    for (int k = 0; k < self->dims.rank; ++k) op.memory.strides[k] = strides.v[k];
+    present[present_count++] = &op.memory;
+  }
+  CoalesceDims(launch.space, std::span<StridedOperand*>(present, static_cast<size_t>(present_count)));
+
+  uint64_t bytes_per_element = 0;
+  uint32_t buffers = 0;
+  for (int o = 0; o < kOperandCount; ++o) {
+    GlobalOperand& op = launch.operands[o];
+    if (tensors[o] == nullptr) continue;
+    const bool native = op.memory.dtype == kernel_acl_dtype;
+    if (native && IsDense(launch.space, op.memory)) {
+      op.access = Access::kDirect;
+    } else if (o != kGradient && IsBroadcastScalar(launch.space, op.memory)) {
+      op.access = Access::kConstant;
+    } else {
+      op.access = Access::kStaged;
+    }
+    if (op.access != Access::kDirect) ++buffers;
+    if (op.access != Access::kConstant) bytes_per_element += DTypeSize(op.memory.dtype);
+  }
+
+  TilingProblem problem;
+  problem.total_elems = static_cast<uint64_t>(self->numel);
+  problem.kernel_dtype = kernel_dtype;
+  problem.has_weight = tensors[kWeight] != nullptr;
+  problem.has_pos_weight = tensors[kPosWeight] != nullptr;
+  problem.reduction = reduction;
+  problem.bytes_per_element = bytes_per_element;
+  problem.ub_bytes_per_element = static_cast<uint64_t>(present_count) * KernelDTypeSize(kernel_dtype);
+  const PlatformInfo platform = CpuPlatform(static_cast<uint64_t>(ThreadPool::Instance().NumThreads()));
+  const auto tiling = ComputeTiling(platform, problem);
+  if (!tiling) return Fail(ACLNN_ERR_INNER_TILING_ERROR, kFirstPhase, ": tiling failed for ", self->numel, " elements");
+
+  launch.tiling = tiling->data;
+  launch.tiling_key = tiling->tiling_key;
+  launch.compute = ChosenKernelTable().compute[tiling->tiling_key];
+  launch.buffers_per_block = buffers;
+  launch.block_workspace_bytes = buffers * TileBufferBytes(launch);
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace
+}  // namespace aclnn_cpu::bce_grad
+
+using namespace aclnn_cpu;
+using namespace aclnn_cpu::bce_grad;
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
+    const aclTensor* gradOutput, const aclTensor* self, const aclTensor* target, const aclTensor* weightOptional,
+    const aclTensor* posWeightOptional, int64_t reduction, aclTensor* out, uint64_t* workspaceSize,
+    aclOpExecutor** executor) {
+  // 1. required pointers
+  if (aclnnStatus s = CheckNotNull(gradOutput, self, target, out, workspaceSize, executor)) return s;
+  const NamedTensor all[] = {{"gradOutput", gradOutput},   {"self", self},
+                             {"target", target},           {"weightOptional", weightOptional},
+                             {"posWeightOptional", posWeightOptional}, {"out", out}};
+  if (aclnnStatus s = CheckLive(all)) return s;
+  // 2. dims, 3. dtypes, 4. formats, 5. shapes, 6. reduction
+  if (aclnnStatus s = CheckDims(all)) return s;
+  if (aclnnStatus s = CheckDTypes(all, target, out)) return s;
+  if (aclnnStatus s = CheckFormats(self, target, out)) return s;
+  const NamedTensor same_shape[] = {{"target", target}, {"out", out}};
+  const NamedTensor broadcast[] = {{"gradOutput", gradOutput},
+                                   {"weightOptional", weightOptional},
+                                   {"posWeightOptional", posWeightOptional}};
+  if (aclnnStatus s = CheckShapes(self, same_shape, broadcast, out)) return s;
+  const auto reduction_type = FromAclnnReduction(reduction);
+  if (!reduction_type) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": reduction ", reduction,
+                " must be 0 (none), 1 (mean) or 2 (sum)");
+  }
+  // Promotion (PyTorch rules), then castable to out.
+  aclDataType promoted = PromoteFloat(self->dtype, target->dtype);
+  promoted = PromoteFloat(promoted, gradOutput->dtype);
+  if (weightOptional != nullptr) promoted = PromoteFloat(promoted, weightOptional->dtype);
+  if (posWeightOptional != nullptr) promoted = PromoteFloat(promoted, posWeightOptional->dtype);
+  if (!CanCast(promoted, out->dtype)) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": promoted dtype ", DTypeName(promoted),
+                " cannot be cast to out dtype ", DTypeName(out->dtype));
+  }
+
+  auto plan = std::shared_ptr<BcePlan>(new (std::nothrow) BcePlan);
+  if (plan == nullptr) return Fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, kFirstPhase, ": out of memory");
+  if (self->numel != 0) {
+    const aclTensor* const tensors[kOperandCount] = {self, target, gradOutput, weightOptional, posWeightOptional, out};
+    if (aclnnStatus s = BuildLaunch(tensors, promoted, *reduction_type, plan->launch)) return s;
+  }
+  aclOpExecutor* e = CreateExecutor(plan);
+  if (e == nullptr) return Fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, kFirstPhase, ": out of memory");
+  *workspaceSize = plan->WorkspaceSize();
+  *executor = e;
+  return ACLNN_SUCCESS;
+}
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackward(void* workspace,
+                                                                                  uint64_t workspaceSize,
+                                                                                  aclOpExecutor* executor,
+                                                                                  aclrtStream stream) {
+  return LaunchExecutor(kSecondPhase, workspace, workspaceSize, executor, stream);
+}

@@ -1,0 +1,71 @@
+#include "op_host/platform_info.h"
+
+#include <unistd.h>
+
+#include <fstream>
+
+namespace aclnn_cpu {
+
+namespace {
+constexpr uint64_t kDefaultL2Bytes = 1ull << 20;
+constexpr uint64_t kCacheLineBytes = 64;
+// Waking a worker costs a few microseconds (a futex wake and a cold start); at the ~10 GB/s one
+// core streams, that is ~64 KiB of traffic, below which a second core does not pay for itself.
+constexpr uint64_t kCpuMinBytesPerCore = 64 * 1024;
+// Atlas A2: the original estimates one core per 1024 elements of fp32 across five inputs and an
+// output, i.e. about 24 KiB of traffic.
+constexpr uint64_t kAtlasA2MinBytesPerCore = 24 * 1024;
+constexpr uint64_t kAtlasA2Cores = 48;
+constexpr uint64_t kAtlasA2UbBytes = 196608;
+constexpr uint64_t kAtlasA2BlockBytes = 32;
+
+uint64_t ParseCacheSize(const std::string& text) {
+  // "2048K" or "1M" as in /sys/devices/system/cpu/cpu0/cache/index2/size
+  uint64_t value = 0;
+  size_t i = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') value = value * 10 + static_cast<uint64_t>(text[i++] - '0');
+  if (i < text.size() && (text[i] == 'K' || text[i] == 'k')) value <<= 10;
+  if (i < text.size() && (text[i] == 'M' || text[i] == 'm')) value <<= 20;
+  return value;
+}
+}  // namespace
+
+uint64_t CpuL2BytesPerCore() {
+  std::ifstream level("/sys/devices/system/cpu/cpu0/cache/index2/level");
+  std::ifstream size("/sys/devices/system/cpu/cpu0/cache/index2/size");
+  int lvl = 0;
+  std::string text;
+  if ((level >> lvl) && lvl == 2 && (size >> text)) {
+    const uint64_t bytes = ParseCacheSize(text);
+    if (bytes >= 64 * 1024) return bytes;
+  }
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  const long sc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (sc >= 64 * 1024) return static_cast<uint64_t>(sc);
+#endif
+  return kDefaultL2Bytes;
+}
+
+PlatformInfo CpuPlatform(uint64_t core_num) {
+  static const uint64_t l2 = CpuL2BytesPerCore();
+  PlatformInfo p;
+  p.name = "cpu";
+  p.core_num = core_num == 0 ? 1 : core_num;
+  // Half of L2 for tile buffers: the other half keeps the streamed lines and the code.
+  p.ub_size = l2 / 2;
+  p.block_size = kCacheLineBytes;
+  p.min_bytes_per_core = kCpuMinBytesPerCore;
+  return p;
+}
+
+PlatformInfo AtlasA2Platform() {
+  PlatformInfo p;
+  p.name = "Atlas A2";
+  p.core_num = kAtlasA2Cores;
+  p.ub_size = kAtlasA2UbBytes;
+  p.block_size = kAtlasA2BlockBytes;
+  p.min_bytes_per_core = kAtlasA2MinBytesPerCore;
+  return p;
+}
+
+}  // namespace aclnn_cpu

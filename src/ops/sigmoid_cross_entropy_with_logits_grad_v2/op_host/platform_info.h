@@ -1,0 +1,28 @@
+// Descriptions of the machines the tiling can target: the CPU this process runs on, and the
+// Atlas A2 NPU of the original operator.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace aclnn_cpu {
+
+/// What the tiling needs to know about a device. See Note [Tiling cost model].
+struct PlatformInfo {
+  std::string name;
+  uint64_t core_num = 1;          ///< cores (threads) a launch may use
+  uint64_t ub_size = 0;           ///< per-core fast memory budget for tile buffers, bytes
+  uint64_t block_size = 32;       ///< alignment unit of a block's data, bytes
+  uint64_t min_bytes_per_core = 0;  ///< bytes of traffic that pay for starting one more core
+};
+
+/// The CPU: @p core_num threads, L2 per core as the "UB", 64-byte (cache line) blocks so that no
+/// two blocks write the same line, and a per-core start cost measured on the worker pool.
+PlatformInfo CpuPlatform(uint64_t core_num);
+/// Atlas A2 training series (ascend910b): 48 vector cores, 192 KiB UB, 32-byte blocks.
+PlatformInfo AtlasA2Platform();
+
+/// L2 cache bytes per core of this machine (1 MiB when the system does not say).
+uint64_t CpuL2BytesPerCore();
+
+}  // namespace aclnn_cpu

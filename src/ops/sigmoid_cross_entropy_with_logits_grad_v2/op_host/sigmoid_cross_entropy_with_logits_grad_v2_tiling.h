@@ -1,0 +1,42 @@
+// Tiling of SigmoidCrossEntropyWithLogitsGradV2: a pure function of (platform, problem).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "op_host/platform_info.h"
+#include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_def.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_data.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_key.h"
+
+namespace aclnn_cpu::bce_grad {
+
+/// What the tiling is asked to split.
+struct TilingProblem {
+  uint64_t total_elems = 0;  ///< numel(predict), > 0
+  KernelDType kernel_dtype = KernelDType::kFloat;
+  bool has_weight = false;
+  bool has_pos_weight = false;
+  ReductionType reduction = ReductionType::kMean;
+  /// Bytes of global memory the operator moves per element (inputs read plus output written;
+  /// a broadcast operand counts by what it really reads). Drives the core count.
+  uint64_t bytes_per_element = 0;
+  /// Bytes of fast memory one element of a tile occupies (its operand buffers and compute
+  /// buffers). Drives the tile size.
+  uint64_t ub_bytes_per_element = 0;
+};
+
+struct TilingResult {
+  SigmoidCrossEntropyWithLogitsGradV2TilingData data;
+  uint32_t tiling_key = 0;
+  uint64_t block_dim = 0;
+};
+
+/// Bytes of one element of the kernel dtype.
+uint64_t KernelDTypeSize(KernelDType dtype);
+
+/// Splits the problem into blocks and tiles (see Note [Tiling cost model]); nullopt when the
+/// problem or platform is malformed (no elements, zero sizes).
+std::optional<TilingResult> ComputeTiling(const PlatformInfo& platform, const TilingProblem& problem);
+
+}  // namespace aclnn_cpu::bce_grad

@@ -1,0 +1,235 @@
+// Per-SIMD-target code of the kernel, compiled once per instruction set through
+// hwy/foreach_target.h (see sigmoid_cross_entropy_with_logits_grad_v2_kernel.cpp).
+
+// Per-target include guard (the Highway idiom).
+#if defined(ACLNN_BCE_GRAD_KERNEL_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ACLNN_BCE_GRAD_KERNEL_INL_H_
+#undef ACLNN_BCE_GRAD_KERNEL_INL_H_
+#else
+#define ACLNN_BCE_GRAD_KERNEL_INL_H_
+#endif
+
+#include <cstring>
+
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu {
+namespace bce_grad {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// ---------------------------------------------------------------------------------------------
+// Loads and stores of the storage types, widened to / narrowed from the compute type.
+//
+// Contract (all targets):
+//   LoadWide:  exact (fp16, bf16 -> fp32 are exact widenings).
+//   StoreNarrow: one rounding to nearest even; overflow -> Inf; NaN stays NaN (quiet).
+// Highway 1.0.3 gets this right only in part: its bf16 DemoteTo truncates, and without F16C its
+// fp16 conversions truncate and turn Inf/NaN into finite numbers. We use the hardware F16C path
+// on x86 AVX2 and above, and our own integer code everywhere else.
+// ---------------------------------------------------------------------------------------------
+
+#undef ACLNN_BCE_HAVE_HW_F16
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
+#define ACLNN_BCE_HAVE_HW_F16 1
+#else
+#define ACLNN_BCE_HAVE_HW_F16 0
+#endif
+
+template <class DF>
+HWY_INLINE hn::Vec<DF> HalfBitsToFloat(DF df, hn::Vec<hn::RebindToUnsigned<DF>> h) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  const auto sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(du, 0x8000u)));
+  const auto exponent = hn::And(hn::ShiftRight<10>(h), hn::Set(du, 0x1Fu));
+  const auto mantissa = hn::And(h, hn::Set(du, 0x3FFu));
+  const auto normal = hn::Or(hn::ShiftLeft<23>(hn::Add(exponent, hn::Set(du, 112u))), hn::ShiftLeft<13>(mantissa));
+  const auto quiet = hn::IfThenElseZero(hn::RebindMask(du, hn::Ne(hn::BitCast(di, mantissa), hn::Zero(di))),
+                                        hn::Set(du, 0x00400000u));
+  const auto inf_nan = hn::Or(hn::Or(hn::Set(du, 0x7F800000u), hn::ShiftLeft<13>(mantissa)), quiet);
+  // Subnormal (and zero): mantissa * 2^-24 is exact in binary32.
+  const auto subnormal =
+      hn::BitCast(du, hn::Mul(hn::ConvertTo(df, hn::BitCast(di, mantissa)), hn::Set(df, 0x1p-24f)));
+  const auto exp_i = hn::BitCast(di, exponent);
+  auto bits = hn::IfThenElse(hn::RebindMask(du, hn::Eq(exp_i, hn::Set(di, 31))), inf_nan, normal);
+  bits = hn::IfThenElse(hn::RebindMask(du, hn::Eq(exp_i, hn::Zero(di))), subnormal, bits);
+  return hn::BitCast(df, hn::Or(bits, sign));
+}
+
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> FloatToHalfBits(DF df, hn::Vec<DF> v) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
+  const auto bits = hn::BitCast(du, v);
+  const auto sign = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 0x8000u));
+  const auto abs_bits = hn::And(bits, hn::Set(du, 0x7FFFFFFFu));
+  const auto abs_i = hn::BitCast(di, abs_bits);  // non-negative: signed compares are safe
+  // Normal range: rebias and round the 13 dropped bits to nearest even.
+  const auto lsb = hn::And(hn::ShiftRight<13>(abs_bits), hn::Set(du, 1u));
+  const auto normal = hn::ShiftRight<13>(
+      hn::Sub(hn::Add(abs_bits, hn::Add(hn::Set(du, 0xFFFu), lsb)), hn::Set(du, 0x38000000u)));
+  // Below 2^-14: adding 0.5f puts the binary16 subnormal grid on binary32's last bit, so the
+  // float addition itself rounds to nearest even.
+  const auto subnormal =
+      hn::Sub(hn::BitCast(du, hn::Add(hn::BitCast(df, abs_bits), hn::Set(df, 0.5f))), hn::Set(du, 0x3F000000u));
+  auto h = hn::IfThenElse(hn::RebindMask(du, hn::Lt(abs_i, hn::Set(di, 0x38800000))), subnormal, normal);
+  h = hn::IfThenElse(hn::RebindMask(du, hn::Gt(abs_i, hn::Set(di, 0x477FEFFF))), hn::Set(du, 0x7C00u), h);
+  const auto nan = hn::Or(hn::Set(du, 0x7E00u), hn::And(hn::ShiftRight<13>(abs_bits), hn::Set(du, 0x3FFu)));
+  h = hn::IfThenElse(hn::RebindMask(du, hn::Gt(abs_i, hn::Set(di, 0x7F800000))), nan, h);
+  return hn::Or(h, sign);
+}
+
+template <class DF>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> FloatToBFloat16Bits(DF df, hn::Vec<DF> v) {
+  (void)df;
+  const hn::RebindToUnsigned<DF> du;
+  const auto bits = hn::BitCast(du, v);
+  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), lsb)));
+  const auto nan = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du, 0x0040u));
+  return hn::IfThenElse(hn::RebindMask(du, hn::Ne(v, v)), nan, rounded);
+}
+
+/// Loads Lanes(d) elements of storage type T widened to the compute type of d.
+template <class T, class D>
+HWY_INLINE hn::Vec<D> LoadWide(D d, const T* HWY_RESTRICT p) {
+  if constexpr (std::is_same_v<T, hn::TFromD<D>>) {
+    return hn::LoadU(d, p);
+  } else if constexpr (std::is_same_v<T, hwy::bfloat16_t>) {
+    const hn::Rebind<hwy::bfloat16_t, D> dbf;
+    return hn::PromoteTo(d, hn::LoadU(dbf, p));
+  } else {
+    static_assert(std::is_same_v<T, hwy::float16_t>);
+#if ACLNN_BCE_HAVE_HW_F16
+    const hn::Rebind<hwy::float16_t, D> dh;
+    return hn::PromoteTo(d, hn::LoadU(dh, p));
+#else
+    const hn::Rebind<uint16_t, D> du16;
+    const hn::RebindToUnsigned<D> du;
+    return HalfBitsToFloat(d, hn::PromoteTo(du, hn::LoadU(du16, reinterpret_cast<const uint16_t*>(p))));
+#endif
+  }
+}
+
+/// Stores Lanes(d) compute-type values as storage type T (one rounding to nearest even).
+template <class T, class D>
+HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, T* HWY_RESTRICT p) {
+  if constexpr (std::is_same_v<T, hn::TFromD<D>>) {
+    hn::StoreU(v, d, p);
+  } else {
+    const hn::Rebind<uint16_t, D> du16;
+    const hn::RebindToSigned<D> di;
+    hn::Vec<hn::RebindToUnsigned<D>> bits;
+    if constexpr (std::is_same_v<T, hwy::bfloat16_t>) {
+      bits = FloatToBFloat16Bits(d, v);
+    } else {
+      static_assert(std::is_same_v<T, hwy::float16_t>);
+#if ACLNN_BCE_HAVE_HW_F16
+      const hn::Rebind<hwy::float16_t, D> dh;
+      hn::StoreU(hn::DemoteTo(dh, v), dh, p);
+      return;
+#else
+      bits = FloatToHalfBits(d, v);
+#endif
+    }
+    // Values are <= 0xFFFF, so the saturating i32 -> u16 demotion is exact.
+    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di, bits)), du16, reinterpret_cast<uint16_t*>(p));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gradient of one vector.
+//
+// Contract: for compute type C (fp32, or fp64 for fp64 storage), per lane
+//   p = sigmoid(x), q = 1 - p = sigmoid(-x), both from one e = exp(-|x|):
+//       x >= 0: p = 1/(1+e), q = e/(1+e);  x < 0: p = e/(1+e), q = 1/(1+e)
+//   lw = pos_weight * y (y without pos_weight)
+//   g  = ((1 - y) * p - lw * q) * dout [* weight] * scale
+// which equals the seed's (lw + 1 - y) * p - lw but does not cancel where p - y does (y = 1,
+// large x). Exp is Highway's (max 1 ULP, valid on [-FLT_MAX, 0] as used here; below -104 it gives
+// 0, so p and q are exact 0/1 for |x| beyond ~88). NaN x propagates (Highway's Exp maps NaN to 0,
+// so the NaN is put back); +-Inf x gives p, q in {0, 1}. No FMA is contracted (-ffp-contract=off),
+// and no step depends on the lane or the tile, so a value's result is the same wherever it sits.
+// ---------------------------------------------------------------------------------------------
+template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE V GradientVector(D d, V x, V y, V dout, V weight, V pos_weight, V scale) {
+  const V one = hn::Set(d, 1);
+  V e = hn::Exp(d, hn::Neg(hn::Abs(x)));
+  e = hn::IfThenElse(hn::Eq(x, x), e, x);  // NaN in, NaN out
+  const V r = hn::Div(one, hn::Add(one, e));
+  const V er = hn::Mul(e, r);
+  const auto non_negative = hn::Ge(x, hn::Zero(d));
+  const V p = hn::IfThenElse(non_negative, r, er);
+  const V q = hn::IfThenElse(non_negative, er, r);
+  const V lw = HAS_POS_WEIGHT ? hn::Mul(pos_weight, y) : y;
+  V g = hn::Sub(hn::Mul(hn::Sub(one, y), p), hn::Mul(lw, q));
+  g = hn::Mul(g, dout);
+  if constexpr (HAS_WEIGHT) g = hn::Mul(g, weight);
+  return hn::Mul(g, scale);
+}
+
+/// Kernel<T, HAS_WEIGHT, HAS_POS_WEIGHT>: the AscendC kernel's Compute stage on one tile.
+/// T: storage type (float, double, hwy::float16_t, hwy::bfloat16_t); computes in float (double
+/// for T = double). A partial last vector is copied into a full one and run through the same
+/// code, so every element goes through identical instructions.
+template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT>
+struct Kernel {
+  using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+  static void Compute(const TileOperands& io, size_t count, double scale_in) {
+    const hn::ScalableTag<C> d;
+    const size_t lanes = hn::Lanes(d);
+    const T* HWY_RESTRICT x = static_cast<const T*>(io.predict);
+    const T* HWY_RESTRICT y = static_cast<const T*>(io.target);
+    const T* HWY_RESTRICT dout = static_cast<const T*>(io.dout);
+    const T* HWY_RESTRICT w = static_cast<const T*>(io.weight);
+    const T* HWY_RESTRICT pw = static_cast<const T*>(io.pos_weight);
+    T* g = static_cast<T*>(io.gradient);  // may alias predict or dout exactly
+    const auto scale = hn::Set(d, static_cast<C>(scale_in));
+    const auto unused = hn::Zero(d);
+
+    size_t i = 0;
+    for (; i + lanes <= count; i += lanes) {
+      const auto vw = HAS_WEIGHT ? LoadWide(d, w + i) : unused;
+      const auto vpw = HAS_POS_WEIGHT ? LoadWide(d, pw + i) : unused;
+      const auto out = GradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, LoadWide(d, x + i), LoadWide(d, y + i),
+                                                                  LoadWide(d, dout + i), vw, vpw, scale);
+      StoreNarrow(d, out, g + i);
+    }
+    if (i == count) return;
+    // Tail: pad to a full vector with copies of element i (any finite value would do).
+    constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(C);
+    HWY_ALIGN T buf[kOperandCount][kMaxLanes];
+    const size_t rest = count - i;
+    const T* sources[kOperandCount - 1] = {x, y, dout, w, pw};
+    for (int o = 0; o < kOperandCount - 1; ++o) {
+      if (sources[o] == nullptr) continue;
+      std::memcpy(buf[o], sources[o] + i, rest * sizeof(T));
+      for (size_t k = rest; k < lanes; ++k) buf[o][k] = sources[o][i];
+    }
+    const auto vw = HAS_WEIGHT ? LoadWide(d, buf[kWeight]) : unused;
+    const auto vpw = HAS_POS_WEIGHT ? LoadWide(d, buf[kPosWeight]) : unused;
+    const auto out = GradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, LoadWide(d, buf[kPredict]), LoadWide(d, buf[kTarget]),
+                                                                LoadWide(d, buf[kDout]), vw, vpw, scale);
+    StoreNarrow(d, out, buf[kGradient]);
+    std::memcpy(g + i, buf[kGradient], rest * sizeof(T));
+  }
+};
+
+template <class T>
+constexpr void FillKernels(ComputeTileFn* table, KernelDType dtype) {
+  table[MakeTilingKey(dtype, false, false)] = &Kernel<T, false, false>::Compute;
+  table[MakeTilingKey(dtype, false, true)] = &Kernel<T, false, true>::Compute;
+  table[MakeTilingKey(dtype, true, false)] = &Kernel<T, true, false>::Compute;
+  table[MakeTilingKey(dtype, true, true)] = &Kernel<T, true, true>::Compute;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace bce_grad
+}  // namespace aclnn_cpu
+HWY_AFTER_NAMESPACE();
+
+#endif  // ACLNN_BCE_GRAD_KERNEL_INL_H_

@@ -1,0 +1,75 @@
+// The kernel of SigmoidCrossEntropyWithLogitsGradV2 on the CPU: Kernel<T, HAS_WEIGHT,
+// HAS_POS_WEIGHT> computes a tile; RunBlock drives one block's tiles through
+// CopyIn -> Compute -> CopyOut, as the AscendC kernel does per AI core.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/strided_iter.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_data.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_key.h"
+
+namespace aclnn_cpu::bce_grad {
+
+/// One tile's operands, contiguous, all in the kernel dtype T of the tiling key. weight and
+/// pos_weight are read only when the key has them.
+struct TileOperands {
+  const void* predict = nullptr;
+  const void* target = nullptr;
+  const void* dout = nullptr;
+  const void* weight = nullptr;
+  const void* pos_weight = nullptr;
+  void* gradient = nullptr;
+};
+
+/// Computes @p count elements of a tile (any count >= 0). Each element's result depends only on
+/// that element's inputs and @p scale: no tile or lane position changes a bit of it.
+using ComputeTileFn = void (*)(const TileOperands& io, size_t count, double scale);
+
+/// The kernels of one SIMD target, indexed by tiling key.
+struct KernelTable {
+  ComputeTileFn compute[kTilingKeyCount];
+  const char* target_name;
+};
+
+/// The kernels of the best SIMD target of this CPU (runtime dispatch).
+const KernelTable& ChosenKernelTable();
+
+/// How an operand reaches the kernel. See Note [Staging].
+enum class Access : uint8_t {
+  kAbsent,    ///< optional input not given: compiled away by the tiling key
+  kDirect,    ///< dense in the kernel dtype: the kernel reads/writes global memory in place
+  kConstant,  ///< one value for all elements: converted once per block into a filled buffer
+  kStaged,    ///< anything else: gathered (CopyIn) / scattered (CopyOut) via a tile buffer
+};
+
+/// An operand of the launch as the kernel sees it: no aclTensor, just memory and strides.
+struct GlobalOperand {
+  Access access = Access::kAbsent;
+  StridedOperand memory;
+};
+
+enum OperandIndex : int { kPredict = 0, kTarget, kDout, kWeight, kPosWeight, kGradient, kOperandCount };
+
+/// Everything a block needs: the tiling, the kernel, the iteration space and the operands.
+struct KernelLaunch {
+  SigmoidCrossEntropyWithLogitsGradV2TilingData tiling;
+  uint32_t tiling_key = 0;
+  ComputeTileFn compute = nullptr;
+  IterSpace space;
+  GlobalOperand operands[kOperandCount];
+  /// Tile buffers each block uses (operands that are kConstant or kStaged).
+  uint32_t buffers_per_block = 0;
+  /// Bytes of one block's workspace: buffers_per_block tile buffers, each rounded to 64 bytes.
+  uint64_t block_workspace_bytes = 0;
+};
+
+/// Bytes of one tile buffer for @p tile_elems elements of the kernel dtype, 64-byte aligned.
+uint64_t TileBufferBytes(const KernelLaunch& launch);
+
+/// Runs block @p block of @p launch using @p block_workspace (block_workspace_bytes bytes,
+/// 64-byte aligned; unused when buffers_per_block is 0).
+void RunBlock(const KernelLaunch& launch, uint64_t block, void* block_workspace);
+
+}  // namespace aclnn_cpu::bce_grad

@@ -1,0 +1,115 @@
+#include "runtime/executor.h"
+
+#include <mutex>
+#include <new>
+#include <unordered_set>
+
+#include "common/error.h"
+#include "runtime/stream.h"
+#include "runtime/thread_pool.h"
+
+struct aclOpExecutor {
+  std::shared_ptr<const aclnn_cpu::LaunchPlan> plan;
+  bool repeatable = false;
+};
+
+namespace aclnn_cpu {
+namespace {
+
+// Live executors. An executor pointer is looked up here before it is touched, so a null, foreign,
+// destroyed or consumed executor gives an error code instead of a crash.
+std::mutex g_executors_mutex;
+std::unordered_set<aclOpExecutor*>& LiveExecutors() {
+  static auto* live = new std::unordered_set<aclOpExecutor*>;  // leaked: usable during exit
+  return *live;
+}
+
+struct BlockContext {
+  const LaunchPlan* plan;
+  char* workspace;
+  uint64_t bytes_per_block;
+};
+
+void RunOneBlock(const void* context, int64_t block) {
+  const auto* c = static_cast<const BlockContext*>(context);
+  c->plan->RunBlock(static_cast<uint64_t>(block), c->workspace + static_cast<uint64_t>(block) * c->bytes_per_block);
+}
+
+void RunPlan(const LaunchPlan& plan, void* workspace) {
+  constexpr uint64_t kAlign = LaunchPlan::kWorkspaceAlignment;
+  const auto address = reinterpret_cast<uintptr_t>(workspace);
+  char* aligned = static_cast<char*>(workspace) + ((kAlign - address % kAlign) % kAlign);
+  const BlockContext context{&plan, aligned, plan.WorkspaceBytesPerBlock()};
+  ThreadPool::Instance().Run(static_cast<int64_t>(plan.NumBlocks()), &RunOneBlock, &context);
+}
+
+}  // namespace
+
+aclOpExecutor* CreateExecutor(std::shared_ptr<const LaunchPlan> plan) {
+  auto* e = new (std::nothrow) aclOpExecutor;
+  if (e == nullptr) return nullptr;
+  e->plan = std::move(plan);
+  std::lock_guard<std::mutex> lock(g_executors_mutex);
+  LiveExecutors().insert(e);
+  return e;
+}
+
+aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_size, aclOpExecutor* executor,
+                           void* stream_handle) {
+  if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, api, ": executor is null");
+  Stream* stream = Stream::FromHandle(stream_handle);
+  if (stream == nullptr) return Fail(ACLNN_ERR_PARAM_INVALID, api, ": stream is not a live stream");
+
+  std::shared_ptr<const LaunchPlan> plan;
+  {
+    std::lock_guard<std::mutex> lock(g_executors_mutex);
+    if (LiveExecutors().count(executor) == 0) {
+      return Fail(ACLNN_ERR_PARAM_INVALID, api,
+                  ": executor is not a live executor (already run and not repeatable, destroyed, or never made)");
+    }
+    const uint64_t needed = executor->plan->WorkspaceSize();
+    if (workspace_size < needed) {
+      return Fail(ACLNN_ERR_PARAM_INVALID, api, ": workspaceSize ", workspace_size,
+                  " is smaller than the ", needed, " bytes the first phase asked for");
+    }
+    if (needed != 0 && workspace == nullptr) {
+      return Fail(ACLNN_ERR_PARAM_NULLPTR, api, ": workspace is null but ", needed, " bytes are needed");
+    }
+    plan = executor->plan;
+    if (!executor->repeatable) {  // consumed by this launch
+      LiveExecutors().erase(executor);
+      delete executor;
+    }
+  }
+  if (plan->NumBlocks() == 0) return ACLNN_SUCCESS;
+  // Small launches (one block) run on the caller when the stream is idle; see Note [Streams].
+  const bool run_inline = plan->NumBlocks() == 1;
+  stream->Launch([plan = std::move(plan), workspace] { RunPlan(*plan, workspace); }, run_inline);
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclnn_cpu
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor* executor) {
+  using namespace aclnn_cpu;
+  if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, "aclSetAclOpExecutorRepeatable: executor is null");
+  std::lock_guard<std::mutex> lock(g_executors_mutex);
+  if (LiveExecutors().count(executor) == 0) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, "aclSetAclOpExecutorRepeatable: executor is not a live executor");
+  }
+  executor->repeatable = true;
+  return ACLNN_SUCCESS;
+}
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor) {
+  using namespace aclnn_cpu;
+  if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyAclOpExecutor: executor is null");
+  {
+    std::lock_guard<std::mutex> lock(g_executors_mutex);
+    if (LiveExecutors().erase(executor) == 0) {
+      return Fail(ACLNN_ERR_PARAM_INVALID, "aclDestroyAclOpExecutor: executor is not a live executor");
+    }
+  }
+  delete executor;  // a launch still queued keeps the plan alive through its shared_ptr
+  return ACLNN_SUCCESS;
+}

@@ -1,0 +1,233 @@
+// The ACL runtime of the CPU device: init, device, contexts, streams, memory, error message.
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+
+#include "acl/acl.h"
+#include "aclnn/aclnn_cpu.h"
+#include "common/dtype.h"
+#include "common/error.h"
+#include "runtime/stream.h"
+#include "runtime/thread_pool.h"
+
+using aclnn_cpu::Fail;
+using aclnn_cpu::Stream;
+
+namespace {
+
+constexpr int32_t kCpuDeviceId = 0;
+/// Device allocations are aligned for the widest vector loads (AVX-512) and cache lines.
+constexpr size_t kDeviceAlignment = 64;
+
+std::atomic<bool> g_initialized{false};
+thread_local int32_t t_current_device = kCpuDeviceId;
+
+/// Live allocations of aclrtMalloc, so that aclrtFree can reject pointers it did not hand out.
+struct Allocations {
+  std::mutex mutex;
+  std::unordered_map<void*, size_t> sizes;
+};
+Allocations& LiveAllocations() {
+  static auto* a = new Allocations;  // leaked: frees may come during static destruction
+  return *a;
+}
+
+// The single implicit context of device 0; its address is the handle.
+int g_context_tag = 0;
+
+aclError CheckDevice(const char* fn, int32_t deviceId) {
+  if (deviceId != kCpuDeviceId) {
+    return Fail(ACL_ERROR_RT_INVALID_DEVICEID, fn, ": deviceId ", deviceId,
+                " is invalid: the CPU device is the only device, id 0");
+  }
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+ACL_FUNC_VISIBILITY size_t aclDataTypeSize(aclDataType dataType) { return aclnn_cpu::DTypeSize(dataType); }
+
+ACL_FUNC_VISIBILITY aclError aclInit(const char* /*configPath*/) {
+  bool expected = false;
+  if (!g_initialized.compare_exchange_strong(expected, true)) {
+    return Fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: the runtime is already initialized");
+  }
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclFinalize(void) {
+  bool expected = true;
+  if (!g_initialized.compare_exchange_strong(expected, false)) {
+    return Fail(ACL_ERROR_UNINITIALIZE, "aclFinalize: the runtime is not initialized");
+  }
+  Stream::SynchronizeAll();
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY const char* aclGetRecentErrMsg(void) { return aclnn_cpu::RecentError(); }
+
+ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId) {
+  if (aclError e = CheckDevice("aclrtSetDevice", deviceId)) return e;
+  t_current_device = deviceId;
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId) {
+  if (aclError e = CheckDevice("aclrtResetDevice", deviceId)) return e;
+  Stream::SynchronizeAll();
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t* deviceId) {
+  if (deviceId == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDevice: deviceId is null");
+  *deviceId = t_current_device;
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t* count) {
+  if (count == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceCount: count is null");
+  *count = 1;
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void) {
+  Stream::SynchronizeAll();
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
+  if (context == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateContext: context is null");
+  if (aclError e = CheckDevice("aclrtCreateContext", deviceId)) return e;
+  *context = &g_context_tag;
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context) {
+  if (context != &g_context_tag) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyContext: unknown context");
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSetCurrentContext(aclrtContext context) {
+  if (context != &g_context_tag) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSetCurrentContext: unknown context");
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext* context) {
+  if (context == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtGetCurrentContext: context is null");
+  *context = &g_context_tag;
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream* stream) {
+  if (stream == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is null");
+  *stream = Stream::Create();
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream) {
+  if (!Stream::Destroy(stream)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is null or not a live stream");
+  }
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream) {
+  Stream* s = Stream::FromHandle(stream);
+  if (s == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeStream: stream is not a live stream");
+  s->Synchronize();
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  if (devPtr == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: devPtr is null");
+  if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: size must be > 0");
+  if (policy < ACL_MEM_MALLOC_HUGE_FIRST || policy > ACL_MEM_MALLOC_NORMAL_ONLY_P2P) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMalloc: policy ", static_cast<int>(policy),
+                " is not an aclrtMemMallocPolicy");
+  }
+  if (size > SIZE_MAX - kDeviceAlignment) {
+    return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: size ", size, " bytes cannot be allocated");
+  }
+  const size_t rounded = (size + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
+  void* p = std::aligned_alloc(kDeviceAlignment, rounded);
+  if (p == nullptr) {
+    return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: size ", size, " bytes cannot be allocated");
+  }
+  {
+    auto& live = LiveAllocations();
+    std::lock_guard<std::mutex> lock(live.mutex);
+    live.sizes.emplace(p, size);
+  }
+  *devPtr = p;
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtFree(void* devPtr) {
+  if (devPtr == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr is null");
+  {
+    auto& live = LiveAllocations();
+    std::lock_guard<std::mutex> lock(live.mutex);
+    if (live.sizes.erase(devPtr) == 0) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr was not allocated by aclrtMalloc or is already freed");
+    }
+  }
+  std::free(devPtr);
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void** hostPtr, size_t size) {
+  return aclrtMalloc(hostPtr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void* hostPtr) { return aclrtFree(hostPtr); }
+
+ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count,
+                                         aclrtMemcpyKind kind) {
+  if (dst == nullptr || src == nullptr) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy: ", dst == nullptr ? "dst" : "src", " is null");
+  }
+  if (count > destMax) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy: count ", count, " exceeds destMax ", destMax);
+  }
+  if (kind < ACL_MEMCPY_HOST_TO_HOST || kind > ACL_MEMCPY_DEVICE_TO_DEVICE) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy: kind ", static_cast<int>(kind),
+                " is not an aclrtMemcpyKind (0..3)");
+  }
+  const auto d = reinterpret_cast<uintptr_t>(dst);
+  const auto s = reinterpret_cast<uintptr_t>(src);
+  if (count != 0 && d < s + count && s < d + count) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMemcpy: the source and destination ranges overlap");
+  }
+  // Copies are synchronous with the host, as CANN's aclrtMemcpy; work still queued on streams
+  // is the caller's to synchronize first, as on an NPU.
+  if (count != 0) std::memcpy(dst, src, count);
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {
+  if (devPtr == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset: devPtr is null");
+  if (count > maxCount) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtMemset: count ", count, " exceeds maxCount ", maxCount);
+  }
+  std::memset(devPtr, value, count);
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY aclError aclnnCpuSetNumThreads(int32_t numThreads) {
+  if (numThreads < 0 || numThreads > 1024) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclnnCpuSetNumThreads: numThreads ", numThreads,
+                " must be in [0, 1024] (0 = default)");
+  }
+  auto& pool = aclnn_cpu::ThreadPool::Instance();
+  pool.SetNumThreads(numThreads == 0 ? aclnn_cpu::ThreadPool::DefaultNumThreads() : numThreads);
+  return ACL_SUCCESS;
+}
+
+ACL_FUNC_VISIBILITY int32_t aclnnCpuGetNumThreads(void) { return aclnn_cpu::ThreadPool::Instance().NumThreads(); }
+
+}  // extern "C"

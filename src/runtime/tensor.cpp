@@ -1,0 +1,129 @@
+#include "runtime/tensor.h"
+
+#include <algorithm>
+#include <limits>
+#include <new>
+
+#include "common/dtype.h"
+#include "common/error.h"
+
+using aclnn_cpu::CheckedNumel;
+using aclnn_cpu::DimVector;
+using aclnn_cpu::Fail;
+using aclnn_cpu::FormatDims;
+using aclnn_cpu::kMaxTensorRank;
+
+char* aclTensor::first_element() const {
+  return static_cast<char*>(data) + offset * static_cast<int64_t>(element_size());
+}
+
+size_t aclTensor::element_size() const { return aclnn_cpu::DTypeSize(dtype); }
+
+namespace aclnn_cpu {
+bool IsLiveTensor(const aclTensor* t) { return t != nullptr && t->magic == aclTensor::kMagic; }
+}  // namespace aclnn_cpu
+
+namespace {
+
+aclTensor* FailTensor(auto... parts) {
+  Fail(0, "aclCreateTensor: ", parts...);
+  return nullptr;
+}
+
+}  // namespace
+
+extern "C" ACL_FUNC_VISIBILITY aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum,
+                                                          aclDataType dataType, const int64_t* stride,
+                                                          int64_t offset, aclFormat format,
+                                                          const int64_t* storageDims,
+                                                          uint64_t storageDimsNum, void* tensorData) {
+  if (viewDimsNum > static_cast<uint64_t>(kMaxTensorRank)) {
+    return FailTensor("viewDimsNum ", viewDimsNum, " exceeds the maximum of ", kMaxTensorRank);
+  }
+  if (storageDimsNum > static_cast<uint64_t>(kMaxTensorRank)) {
+    return FailTensor("storageDimsNum ", storageDimsNum, " exceeds the maximum of ", kMaxTensorRank);
+  }
+  if (viewDims == nullptr && viewDimsNum != 0) return FailTensor("viewDims is null but viewDimsNum is ", viewDimsNum);
+  if (storageDims == nullptr && storageDimsNum != 0) {
+    return FailTensor("storageDims is null but storageDimsNum is ", storageDimsNum);
+  }
+  const size_t elem_size = aclnn_cpu::DTypeSize(dataType);
+  if (elem_size == 0) {
+    return FailTensor("dataType ", static_cast<int>(dataType), " has no byte size on this device");
+  }
+  if (offset < 0) return FailTensor("offset ", offset, " must be >= 0");
+
+  DimVector dims, strides, storage;
+  dims.rank = strides.rank = static_cast<int>(viewDimsNum);
+  storage.rank = static_cast<int>(storageDimsNum);
+  for (int i = 0; i < dims.rank; ++i) {
+    dims.v[i] = viewDims[i];
+    if (viewDims[i] < 0) return FailTensor("viewDims[", i, "] = ", viewDims[i], " must be >= 0");
+  }
+  for (int i = 0; i < storage.rank; ++i) {
+    storage.v[i] = storageDims[i];
+    if (storageDims[i] < 0) return FailTensor("storageDims[", i, "] = ", storageDims[i], " must be >= 0");
+  }
+  if (stride != nullptr) {
+    for (int i = 0; i < strides.rank; ++i) {
+      strides.v[i] = stride[i];
+      if (stride[i] < 0) return FailTensor("stride[", i, "] = ", stride[i], " must be >= 0");
+    }
+  } else {
+    // Contiguous row-major strides; overflow is impossible once numel is known to fit.
+    int64_t s = 1;
+    for (int i = strides.rank - 1; i >= 0; --i) {
+      strides.v[i] = s;
+      s *= std::max<int64_t>(dims.v[i], 1);
+      if (s < 0) break;
+    }
+  }
+
+  const auto numel = CheckedNumel(dims.span());
+  int64_t bytes = 0;
+  if (!numel || __builtin_mul_overflow(*numel, static_cast<int64_t>(elem_size), &bytes)) {
+    return FailTensor("view shape ", FormatDims(dims.span()), " has more bytes than 64 bits can count");
+  }
+  const auto storage_elems = CheckedNumel(storage.span());
+  if (!storage_elems ||
+      __builtin_mul_overflow(*storage_elems, static_cast<int64_t>(elem_size), &bytes)) {
+    return FailTensor("storage shape ", FormatDims(storage.span()), " has more bytes than 64 bits can count");
+  }
+  if (*numel > 0) {
+    // Highest element index the view addresses: offset + sum((d - 1) * stride).
+    int64_t last = offset;
+    bool overflow = false;
+    for (int i = 0; i < dims.rank; ++i) {
+      int64_t step = 0;
+      overflow |= __builtin_mul_overflow(dims.v[i] - 1, strides.v[i], &step);
+      overflow |= __builtin_add_overflow(last, step, &last);
+    }
+    if (overflow || last >= *storage_elems) {
+      return FailTensor("view (shape ", FormatDims(dims.span()), ", stride ", FormatDims(strides.span()),
+                        ", offset ", offset, ") reaches element ", overflow ? std::string("past 2^63") : std::to_string(last),
+                        " but storage ", FormatDims(storage.span()), " holds ", *storage_elems, " elements");
+    }
+    if (tensorData == nullptr) return FailTensor("tensorData is null for a non-empty view");
+  }
+
+  auto* t = new (std::nothrow) aclTensor;
+  if (t == nullptr) return FailTensor("out of memory");
+  t->dtype = dataType;
+  t->format = format;
+  t->dims = dims;
+  t->strides = strides;
+  t->offset = offset;
+  t->storage_dims = storage;
+  t->storage_elems = *storage_elems;
+  t->numel = *numel;
+  t->data = tensorData;
+  return t;
+}
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensor(const aclTensor* tensor) {
+  if (tensor == nullptr) return ACLNN_SUCCESS;
+  auto* t = const_cast<aclTensor*>(tensor);
+  t->magic = 0;
+  delete t;
+  return ACLNN_SUCCESS;
+}
