@@ -1,0 +1,206 @@
+#include "common/bce_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "common/dtype.h"
+
+namespace bce_test {
+
+namespace {
+std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size());
+  int64_t s = 1;
+  for (size_t i = dims.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= std::max<int64_t>(dims[i], 1);
+  }
+  return strides;
+}
+int64_t Product(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+}  // namespace
+
+TestTensor::TestTensor(std::vector<int64_t> dims, aclDataType dtype)
+    : TestTensor(dims, ContiguousStrides(dims), 0, std::max<int64_t>(Product(dims), 1), dtype) {}
+
+TestTensor::TestTensor(std::vector<int64_t> dims, std::vector<int64_t> strides, int64_t offset,
+                       int64_t storage_elems, aclDataType dtype)
+    : dims_(std::move(dims)), strides_(std::move(strides)), offset_(offset), storage_elems_(storage_elems),
+      dtype_(dtype) {
+  const size_t bytes = static_cast<size_t>(std::max<int64_t>(storage_elems_, 1)) * aclDataTypeSize(dtype_);
+  EXPECT_EQ(aclrtMalloc(&data_, bytes, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  Poison();
+}
+
+TestTensor::~TestTensor() {
+  if (tensor_ != nullptr) aclDestroyTensor(tensor_);
+  if (data_ != nullptr) aclrtFree(data_);
+}
+
+aclTensor* TestTensor::get() {
+  if (tensor_ == nullptr) {
+    const int64_t storage_dims[1] = {storage_elems_};
+    tensor_ = aclCreateTensor(dims_.data(), dims_.size(), dtype_, strides_.data(), offset_, ACL_FORMAT_ND,
+                              storage_dims, 1, data_);
+    EXPECT_NE(tensor_, nullptr) << aclGetRecentErrMsg();
+  }
+  return tensor_;
+}
+
+int64_t TestTensor::numel() const { return Product(dims_); }
+
+int64_t TestTensor::StorageIndex(int64_t linear) const {
+  int64_t index = offset_;
+  for (size_t k = dims_.size(); k-- > 0;) {
+    index += (linear % dims_[k]) * strides_[k];
+    linear /= dims_[k];
+  }
+  return index;
+}
+
+void TestTensor::Set(int64_t linear, double value) {
+  aclnn_cpu::StoreFromDouble(data_, dtype_, StorageIndex(linear), value);
+}
+
+double TestTensor::Get(int64_t linear) const { return GetStorage(StorageIndex(linear)); }
+
+double TestTensor::GetStorage(int64_t index) const { return aclnn_cpu::LoadAsDouble(data_, dtype_, index); }
+
+void TestTensor::FillUniform(std::mt19937_64& rng, double lo, double hi) {
+  std::uniform_real_distribution<double> dist(lo, hi);
+  for (int64_t i = 0; i < numel(); ++i) Set(i, dist(rng));
+}
+
+void TestTensor::Poison() {
+  std::memset(data_, kPoisonByte, static_cast<size_t>(std::max<int64_t>(storage_elems_, 1)) * aclDataTypeSize(dtype_));
+}
+
+std::vector<uint8_t> TestTensor::StorageBytes() const {
+  const size_t bytes = static_cast<size_t>(std::max<int64_t>(storage_elems_, 1)) * aclDataTypeSize(dtype_);
+  std::vector<uint8_t> out(bytes);
+  std::memcpy(out.data(), data_, bytes);
+  return out;
+}
+
+namespace {
+struct Terms {
+  double a, b, m, g;
+};
+Terms ReferenceTerms(double x, double y, double dout, std::optional<double> weight, std::optional<double> pos_weight,
+                     double scale) {
+  const double e = std::exp(-std::fabs(x));
+  const double p = x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+  const double q = x >= 0 ? e / (1.0 + e) : 1.0 / (1.0 + e);
+  const double lw = pos_weight ? *pos_weight * y : y;
+  Terms t;
+  t.a = (1.0 - y) * p;
+  t.b = lw * q;
+  t.m = dout * (weight ? *weight : 1.0) * scale;
+  t.g = (t.a - t.b) * t.m;
+  return t;
+}
+}  // namespace
+
+double ReferenceGrad(double x, double y, double dout, std::optional<double> weight, std::optional<double> pos_weight,
+                     double scale) {
+  return ReferenceTerms(x, y, dout, weight, pos_weight, scale).g;
+}
+
+double ErrorBound(double ref, double a, double b, double m, aclDataType compute, aclDataType out_dtype) {
+  const double eps = compute == ACL_DOUBLE ? std::numeric_limits<double>::epsilon()
+                                           : static_cast<double>(std::numeric_limits<float>::epsilon());
+  // Computation: a few roundings on each of a and b (exp, division, products), then the
+  // subtraction and the multiplications by dout, weight and scale.
+  const double compute_error = 8.0 * eps * (std::fabs(a) + std::fabs(b)) * std::fabs(m) + 4.0 * eps * std::fabs(ref);
+  // Final rounding to the output dtype: half an ulp of the result (relative), plus subnormal floor.
+  double out_eps, out_min;
+  switch (out_dtype) {
+    case ACL_FLOAT16: out_eps = 0x1p-11; out_min = 0x1p-24; break;
+    case ACL_BF16: out_eps = 0x1p-8; out_min = 0x1p-133; break;
+    case ACL_DOUBLE: out_eps = 0x1p-53; out_min = 0x1p-1074; break;
+    default: out_eps = 0x1p-24; out_min = 0x1p-149; break;
+  }
+  const double tiny = compute == ACL_DOUBLE ? 0x1p-1074 : 0x1p-149;  // denormal floor of compute
+  return compute_error * (1 + out_eps) + out_eps * std::fabs(ref) + out_min + 4 * tiny;
+}
+
+double BroadcastGet(const TestTensor& operand, const std::vector<int64_t>& self_dims, int64_t linear) {
+  const auto& od = operand.dims();
+  int64_t op_linear = 0;
+  int64_t op_stride = 1;
+  int64_t rem = linear;
+  for (size_t k = self_dims.size(); k-- > 0;) {
+    const int64_t idx = rem % self_dims[k];
+    rem /= self_dims[k];
+    const ptrdiff_t ok = static_cast<ptrdiff_t>(k) - static_cast<ptrdiff_t>(self_dims.size() - od.size());
+    if (ok < 0) continue;
+    const int64_t size = od[static_cast<size_t>(ok)];
+    op_linear += (size == 1 ? 0 : idx) * op_stride;
+    op_stride *= size;
+  }
+  return operand.Get(op_linear);
+}
+
+aclnnStatus RunOperator(const Problem& p, aclrtStream stream) {
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus s = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
+      p.grad_output->get(), p.self->get(), p.target->get(), p.weight ? p.weight->get() : nullptr,
+      p.pos_weight ? p.pos_weight->get() : nullptr, p.reduction, p.out->get(), &workspace_size, &executor);
+  if (s != ACLNN_SUCCESS) return s;
+  void* workspace = nullptr;
+  if (workspace_size > 0 && aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+    return ACLNN_ERR_INNER;
+  }
+  s = aclnnBinaryCrossEntropyWithLogitsBackward(workspace, workspace_size, executor, stream);
+  if (s == ACLNN_SUCCESS && aclrtSynchronizeStream(stream) != ACL_SUCCESS) s = ACLNN_ERR_RUNTIME_ERROR;
+  if (workspace != nullptr) aclrtFree(workspace);
+  return s;
+}
+
+CheckResult CheckAgainstReference(const Problem& p) {
+  CheckResult result;
+  const auto& dims = p.self->dims();
+  const int64_t n = p.self->numel();
+  bool any_double = false;
+  for (const TestTensor* t : {p.grad_output, p.self, p.target, p.weight, p.pos_weight}) {
+    if (t != nullptr && t->dtype() == ACL_DOUBLE) any_double = true;
+  }
+  const aclDataType compute = any_double ? ACL_DOUBLE : ACL_FLOAT;
+  // The kernel multiplies by 1/N rounded to the compute type.
+  const double scale = p.reduction == 1 ? (compute == ACL_DOUBLE ? 1.0 / static_cast<double>(n)
+                                                                 : static_cast<double>(static_cast<float>(1.0 / static_cast<double>(n))))
+                                        : 1.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = p.self->Get(i);
+    const double y = p.target->Get(i);
+    const double dout = BroadcastGet(*p.grad_output, dims, i);
+    std::optional<double> w, pw;
+    if (p.weight) w = BroadcastGet(*p.weight, dims, i);
+    if (p.pos_weight) pw = BroadcastGet(*p.pos_weight, dims, i);
+    const Terms t = ReferenceTerms(x, y, dout, w, pw, scale);
+    const double got = p.out->Get(i);
+    const double bound = ErrorBound(t.g, t.a, t.b, t.m, compute, p.out->dtype());
+    const double err = std::fabs(got - t.g);
+    const bool ok = (std::isnan(t.g) && std::isnan(got)) || err <= bound ||
+                    (std::isinf(t.g) && got == t.g);
+    if (!ok) {
+      if (result.mismatches < 10) {
+        ADD_FAILURE() << "element " << i << ": got " << got << ", float64 reference " << t.g << " (x=" << x
+                      << " y=" << y << " dout=" << dout << "), error " << err << " > bound " << bound;
+      }
+      ++result.mismatches;
+    }
+    if (bound > 0 && std::isfinite(err)) result.max_error_over_bound = std::max(result.max_error_over_bound, err / bound);
+  }
+  return result;
+}
+
+}  // namespace bce_test
