@@ -100,6 +100,35 @@ void ForEachRun(const IterSpace& space, const StridedOperand* const (&ops)[kOps]
   }
 }
 
+/// Rows (runs along the innermost dim) whose elements lie this many elements apart or more are
+/// copied in blocks of kRowBlock rows, column by column: the rows of a transposed view start at
+/// neighbouring addresses, so each cache line fetched serves kRowBlock elements at once instead of one.
+inline constexpr int64_t kWideStride = 16;
+inline constexpr int kRowBlock = 16;
+
+/// Walks [begin, begin + count) like ForEachRun, but hands consecutive runs of equal length to
+/// @p block_fn in groups of up to kRowBlock: block_fn(offsets, positions, rows, run).
+template <class BlockFn>
+void ForEachRowBlock(const IterSpace& space, const StridedOperand& op, int64_t begin, int64_t count, BlockFn&& block_fn) {
+  const StridedOperand* const ops[1] = {&op};
+  int64_t offsets[kRowBlock];
+  int64_t positions[kRowBlock];
+  int rows = 0;
+  int64_t block_run = 0;
+  auto flush = [&] {
+    if (rows > 0) block_fn(offsets, positions, rows, block_run);
+    rows = 0;
+  };
+  ForEachRun(space, ops, begin, count, [&](const int64_t* offs, int64_t run, int64_t pos) {
+    if (run != block_run) flush();
+    block_run = run;
+    offsets[rows] = offs[0];
+    positions[rows] = pos;
+    if (++rows == kRowBlock) flush();
+  });
+  flush();
+}
+
 /// Copies elements [begin, begin + count) of the space from @p src into @p dst (contiguous),
 /// converting to Dst.
 template <class Dst>
@@ -109,6 +138,17 @@ void GatherRange(const IterSpace& space, const StridedOperand& src, int64_t begi
   VisitFloatDType(src.dtype, [&](auto tag) {
     using Src = decltype(tag);
     const Src* base = reinterpret_cast<const Src*>(src.first);
+    if (stride >= kWideStride) {
+      ForEachRowBlock(space, src, begin, count,
+                      [&](const int64_t* offsets, const int64_t* positions, int rows, int64_t run) {
+                        for (int64_t i = 0; i < run; ++i) {
+                          for (int r = 0; r < rows; ++r) {
+                            dst[positions[r] + i] = ConvertElement<Dst>(base[offsets[r] + i * stride]);
+                          }
+                        }
+                      });
+      return;
+    }
     ForEachRun(space, ops, begin, count, [&](const int64_t* offsets, int64_t run, int64_t pos) {
       const Src* s = base + offsets[0];
       Dst* d = dst + pos;
@@ -137,6 +177,17 @@ void ScatterRange(const IterSpace& space, const Src* src, const StridedOperand& 
   VisitFloatDType(dst.dtype, [&](auto tag) {
     using Dst = decltype(tag);
     Dst* base = reinterpret_cast<Dst*>(const_cast<char*>(dst.first));
+    if (stride >= kWideStride) {
+      ForEachRowBlock(space, dst, begin, count,
+                      [&](const int64_t* offsets, const int64_t* positions, int rows, int64_t run) {
+                        for (int64_t i = 0; i < run; ++i) {
+                          for (int r = 0; r < rows; ++r) {
+                            base[offsets[r] + i * stride] = ConvertElement<Dst>(src[positions[r] + i]);
+                          }
+                        }
+                      });
+      return;
+    }
     ForEachRun(space, ops, begin, count, [&](const int64_t* offsets, int64_t run, int64_t pos) {
       Dst* d = base + offsets[0];
       const Src* s = src + pos;

@@ -191,14 +191,23 @@ struct Kernel {
     const auto scale = hn::Set(d, static_cast<C>(scale_in));
     const auto unused = hn::Zero(d);
 
-    size_t i = 0;
-    for (; i + lanes <= count; i += lanes) {
+    const auto one_vector = [&](size_t i) HWY_ATTR {
       const auto vw = HAS_WEIGHT ? LoadWide(d, w + i) : unused;
       const auto vpw = HAS_POS_WEIGHT ? LoadWide(d, pw + i) : unused;
       const auto out = GradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, LoadWide(d, x + i), LoadWide(d, y + i),
                                                                   LoadWide(d, dout + i), vw, vpw, scale);
       StoreNarrow(d, out, g + i);
+    };
+    size_t i = 0;
+    // Four independent vectors per iteration hide the latency of exp and the division (the
+    // per-vector chain is long); each vector still runs exactly the same instructions.
+    for (; i + 4 * lanes <= count; i += 4 * lanes) {
+      one_vector(i);
+      one_vector(i + lanes);
+      one_vector(i + 2 * lanes);
+      one_vector(i + 3 * lanes);
     }
+    for (; i + lanes <= count; i += lanes) one_vector(i);
     if (i == count) return;
     // Tail: pad to a full vector with copies of element i (any finite value would do).
     constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(C);

@@ -1,0 +1,425 @@
+// Benchmark of aclnnBinaryCrossEntropyWithLogitsBackward.
+//
+// For each case it measures, interleaved in one run (this machine is noisy, so only ratios taken
+// side by side mean anything):
+//   op       - the whole two-phase call (GetWorkspaceSize + Backward + SynchronizeStream);
+//   roofline - a plain loop on the same worker threads that reads the same input streams and
+//              writes the same output bytes with trivial arithmetic;
+//   torch    - PyTorch's composite backward formula through libtorch (when built with it).
+// and prints median times, effective GB/s (bytes the operator must move / time), op/roofline and
+// torch/op. With --check it exits non-zero when a target of the performance issue is missed.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnn/aclnn_cpu.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
+#include "common/dtype.h"
+#include "runtime/thread_pool.h"
+
+#ifdef ACLNN_BCE_BENCH_WITH_TORCH
+#include <torch/torch.h>
+#include <torch/version.h>
+constexpr const char* kTorchVersion = TORCH_VERSION;
+#else
+constexpr const char* kTorchVersion = "not built";
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+enum class Layout { kSameShape, kScalarDoutRowPosWeight, kTransposedInput };
+
+const char* LayoutName(Layout l) {
+  switch (l) {
+    case Layout::kSameShape: return "same-shape x5";
+    case Layout::kScalarDoutRowPosWeight: return "dout[] pw[C] mean";
+    case Layout::kTransposedInput: return "transposed self";
+  }
+  return "?";
+}
+
+const char* DTypeShort(aclDataType d) {
+  switch (d) {
+    case ACL_FLOAT: return "fp32";
+    case ACL_FLOAT16: return "fp16";
+    case ACL_BF16: return "bf16";
+    case ACL_DOUBLE: return "fp64";
+    default: return "?";
+  }
+}
+
+/// A device buffer + tensor.
+struct Buffer {
+  void* data = nullptr;
+  size_t bytes = 0;
+  aclTensor* tensor = nullptr;
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() {
+    if (tensor) aclDestroyTensor(tensor);
+    if (data) aclrtFree(data);
+  }
+  void Alloc(size_t n, aclDataType dtype) {
+    bytes = n * aclDataTypeSize(dtype);
+    if (aclrtMalloc(&data, std::max<size_t>(bytes, 1), ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) std::abort();
+  }
+  void View(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides, int64_t storage, aclDataType dtype) {
+    tensor = aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), 0, ACL_FORMAT_ND, &storage, 1, data);
+    if (!tensor) {
+      std::fprintf(stderr, "aclCreateTensor: %s\n", aclGetRecentErrMsg());
+      std::abort();
+    }
+  }
+  void Fill(size_t n, aclDataType dtype, std::mt19937_64& rng, double lo, double hi) {
+    std::uniform_real_distribution<double> dist(lo, hi);
+    for (size_t i = 0; i < n; ++i) aclnn_cpu::StoreFromDouble(data, dtype, static_cast<int64_t>(i), dist(rng));
+  }
+};
+
+struct Case {
+  aclDataType dtype;
+  int64_t numel;
+  Layout layout;
+};
+
+struct Measurement {
+  double op_s = 0, roofline_s = 0, torch_s = 0;
+  double bytes = 0;
+};
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// The roofline: out[i] = sum of the per-element input streams, in the storage type, on the
+/// library's worker pool with one contiguous chunk per thread (cache-line aligned).
+template <class T>
+struct RooflineJob {
+  std::vector<const T*> inputs;
+  T* out;
+  int64_t n;
+  int64_t chunks;
+  static void Run(const void* ctx, int64_t block) {
+    const auto* job = static_cast<const RooflineJob*>(ctx);
+    constexpr int64_t kLine = 64 / sizeof(T);
+    const int64_t per = (job->n / job->chunks + kLine - 1) / kLine * kLine;
+    const int64_t begin = std::min(job->n, block * per);
+    const int64_t end = std::min(job->n, begin + per);
+    const size_t k = job->inputs.size();
+    T* __restrict o = job->out;
+    const T* __restrict a = job->inputs[0];
+    const T* __restrict b = k > 1 ? job->inputs[1] : a;
+    if (k >= 5) {
+      const T* __restrict c = job->inputs[2];
+      const T* __restrict d = job->inputs[3];
+      const T* __restrict e = job->inputs[4];
+      for (int64_t i = begin; i < end; ++i) o[i] = static_cast<T>(a[i] + b[i] + c[i] + d[i] + e[i]);
+    } else {
+      for (int64_t i = begin; i < end; ++i) o[i] = static_cast<T>(a[i] + b[i]);
+    }
+  }
+};
+
+class Bench {
+ public:
+  explicit Bench(const Case& c, aclrtStream stream) : c_(c), stream_(stream) {
+    std::mt19937_64 rng(42);
+    const int64_t n = c.numel;
+    const aclDataType dt = c.dtype;
+    // [rows, cols] with cols a typical class count for the broadcast case.
+    cols_ = std::min<int64_t>(n, 1024);
+    rows_ = n / cols_;
+    const std::vector<int64_t> dims{rows_, cols_};
+    const std::vector<int64_t> contiguous{cols_, 1};
+    for (Buffer* b : {&x_, &y_, &out_}) b->Alloc(n, dt);
+    x_.Fill(n, dt, rng, -8, 8);
+    y_.Fill(n, dt, rng, 0, 1);
+    if (c.layout == Layout::kTransposedInput) {
+      // self is the transpose of a [cols, rows] storage.
+      x_.View(dims, {1, rows_}, n, dt);
+    } else {
+      x_.View(dims, contiguous, n, dt);
+    }
+    y_.View(dims, contiguous, n, dt);
+    out_.View(dims, contiguous, n, dt);
+    bytes_ = 3.0 * static_cast<double>(n) * static_cast<double>(aclDataTypeSize(dt));
+    if (c.layout == Layout::kScalarDoutRowPosWeight) {
+      dout_.Alloc(1, dt);
+      dout_.Fill(1, dt, rng, 0.5, 1.5);
+      dout_.View({}, {}, 1, dt);
+      pw_.Alloc(static_cast<size_t>(cols_), dt);
+      pw_.Fill(static_cast<size_t>(cols_), dt, rng, 0.5, 3);
+      pw_.View({cols_}, {1}, cols_, dt);
+      reduction_ = 1;
+      bytes_ -= static_cast<double>(n) * static_cast<double>(aclDataTypeSize(dt));  // x, y, out only
+      bytes_ += static_cast<double>(cols_ + 1) * static_cast<double>(aclDataTypeSize(dt));
+    } else {
+      for (Buffer* b : {&dout_, &w_, &pw_}) {
+        b->Alloc(n, dt);
+        b->View(dims, contiguous, n, dt);
+      }
+      dout_.Fill(n, dt, rng, -1, 1);
+      w_.Fill(n, dt, rng, 0, 2);
+      pw_.Fill(n, dt, rng, 0.5, 3);
+      bytes_ += 3.0 * static_cast<double>(n) * static_cast<double>(aclDataTypeSize(dt));
+      reduction_ = 0;
+    }
+#ifdef ACLNN_BCE_BENCH_WITH_TORCH
+    SetUpTorch();
+#endif
+  }
+
+  double bytes() const { return bytes_; }
+
+  void RunOp() {
+    uint64_t ws_size = 0;
+    aclOpExecutor* e = nullptr;
+    aclnnStatus s = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
+        dout_.tensor, x_.tensor, y_.tensor, w_.tensor, pw_.tensor, reduction_, out_.tensor, &ws_size, &e);
+    if (s != ACLNN_SUCCESS) {
+      std::fprintf(stderr, "GetWorkspaceSize: %d %s\n", s, aclGetRecentErrMsg());
+      std::abort();
+    }
+    if (ws_size > workspace_bytes_) {
+      if (workspace_) aclrtFree(workspace_);
+      aclrtMalloc(&workspace_, ws_size, ACL_MEM_MALLOC_HUGE_FIRST);
+      workspace_bytes_ = ws_size;
+    }
+    s = aclnnBinaryCrossEntropyWithLogitsBackward(workspace_, ws_size, e, stream_);
+    if (s != ACLNN_SUCCESS) std::abort();
+    aclrtSynchronizeStream(stream_);
+  }
+
+  void RunRoofline() {
+    if (c_.dtype == ACL_FLOAT) {
+      RunRooflineTyped<float>();
+    } else if (c_.dtype == ACL_DOUBLE) {
+      RunRooflineTyped<double>();
+    } else {
+      RunRooflineTyped<uint16_t>();
+    }
+  }
+
+#ifdef ACLNN_BCE_BENCH_WITH_TORCH
+  /// Whether this libtorch implements the formula for the dtype (1.13 has no CPU fp16 sigmoid).
+  bool TorchSupported() {
+    try {
+      (void)t_x_.narrow(1, 0, 1).sigmoid();
+      return true;
+    } catch (const c10::Error&) {
+      return false;
+    }
+  }
+
+  void RunTorch() {
+    // PyTorch's backward of binary_cross_entropy_with_logits (FunctionsManual.cpp), op by op.
+    torch::Tensor grad_input;
+    if (t_pw_.defined()) {
+      auto t = t_pw_.mul(t_y_);
+      grad_input = t.add(1).sub_(t_y_).mul_(t_x_.sigmoid()).sub_(t);
+    } else {
+      grad_input = t_x_.sigmoid() - t_y_;
+    }
+    grad_input.mul_(t_dout_);
+    if (t_w_.defined()) grad_input.mul_(t_w_);
+    if (reduction_ == 1) grad_input.div_(static_cast<double>(c_.numel));
+    sink_ = grad_input;
+  }
+#endif
+
+  ~Bench() {
+    if (workspace_) aclrtFree(workspace_);
+  }
+
+ private:
+  template <class T>
+  void RunRooflineTyped() {
+    RooflineJob<T> job;
+    job.inputs.push_back(static_cast<const T*>(x_.data));
+    job.inputs.push_back(static_cast<const T*>(y_.data));
+    if (c_.layout != Layout::kScalarDoutRowPosWeight) {
+      job.inputs.push_back(static_cast<const T*>(dout_.data));
+      job.inputs.push_back(static_cast<const T*>(w_.data));
+      job.inputs.push_back(static_cast<const T*>(pw_.data));
+    }
+    job.out = static_cast<T*>(out_.data);
+    job.n = c_.numel;
+    // The same worker count the operator's tiling would use for this many bytes.
+    const int64_t threads = aclnn_cpu::ThreadPool::Instance().NumThreads();
+    const int64_t by_bytes = static_cast<int64_t>(bytes_ / (64.0 * 1024.0)) + 1;
+    job.chunks = std::max<int64_t>(1, std::min(threads, by_bytes));
+    aclnn_cpu::ThreadPool::Instance().Run(job.chunks, &RooflineJob<T>::Run, &job);
+  }
+
+#ifdef ACLNN_BCE_BENCH_WITH_TORCH
+  torch::Tensor Wrap(const Buffer& b, std::vector<int64_t> sizes, std::vector<int64_t> strides) {
+    const auto st = c_.dtype == ACL_FLOAT ? torch::kFloat : c_.dtype == ACL_FLOAT16 ? torch::kHalf
+                  : c_.dtype == ACL_BF16 ? torch::kBFloat16 : torch::kDouble;
+    return torch::from_blob(b.data, sizes, strides, torch::TensorOptions().dtype(st));
+  }
+  void SetUpTorch() {
+    t_x_ = c_.layout == Layout::kTransposedInput ? Wrap(x_, {rows_, cols_}, {1, rows_}) : Wrap(x_, {rows_, cols_}, {cols_, 1});
+    t_y_ = Wrap(y_, {rows_, cols_}, {cols_, 1});
+    if (c_.layout == Layout::kScalarDoutRowPosWeight) {
+      t_dout_ = Wrap(dout_, {}, {});
+      t_pw_ = Wrap(pw_, {cols_}, {1});
+    } else {
+      t_dout_ = Wrap(dout_, {rows_, cols_}, {cols_, 1});
+      t_w_ = Wrap(w_, {rows_, cols_}, {cols_, 1});
+      t_pw_ = Wrap(pw_, {rows_, cols_}, {cols_, 1});
+    }
+  }
+  torch::Tensor t_x_, t_y_, t_dout_, t_w_, t_pw_, sink_;
+#endif
+
+  Case c_;
+  aclrtStream stream_;
+  int64_t rows_ = 0, cols_ = 0;
+  Buffer x_, y_, dout_, w_, pw_, out_;
+  int64_t reduction_ = 0;
+  double bytes_ = 0;
+  void* workspace_ = nullptr;
+  uint64_t workspace_bytes_ = 0;
+};
+
+/// Times fn over enough repetitions to take >= min_seconds, returns seconds per call.
+double TimeOnce(const std::function<void()>& fn, int reps) {
+  const auto t0 = Clock::now();
+  for (int r = 0; r < reps; ++r) fn();
+  return std::chrono::duration<double>(Clock::now() - t0).count() / reps;
+}
+
+int RepsFor(const std::function<void()>& fn, double target_s) {
+  fn();  // warm up
+  int reps = 1;
+  for (;;) {
+    const double t = TimeOnce(fn, reps) * reps;
+    if (t >= target_s || reps >= (1 << 20)) return reps;
+    reps *= 2;
+  }
+}
+
+Measurement Measure(Bench& b, int rounds) {
+  std::vector<double> op, roof, torch_t;
+  const std::function<void()> op_fn = [&] { b.RunOp(); };
+  const std::function<void()> roof_fn = [&] { b.RunRoofline(); };
+  const int op_reps = RepsFor(op_fn, 0.01);
+  const int roof_reps = RepsFor(roof_fn, 0.01);
+#ifdef ACLNN_BCE_BENCH_WITH_TORCH
+  const bool torch_ok = b.TorchSupported();
+  const std::function<void()> torch_fn = [&] { b.RunTorch(); };
+  const int torch_reps = torch_ok ? RepsFor(torch_fn, 0.01) : 0;
+#endif
+  for (int r = 0; r < rounds; ++r) {
+    op.push_back(TimeOnce(op_fn, op_reps));
+    roof.push_back(TimeOnce(roof_fn, roof_reps));
+#ifdef ACLNN_BCE_BENCH_WITH_TORCH
+    if (torch_ok) torch_t.push_back(TimeOnce(torch_fn, torch_reps));
+#endif
+  }
+  Measurement m;
+  m.op_s = Median(op);
+  m.roofline_s = Median(roof);
+  m.torch_s = torch_t.empty() ? 0 : Median(torch_t);
+  m.bytes = b.bytes();
+  return m;
+}
+
+std::string Human(int64_t n) {
+  if (n % (1 << 20) == 0) return std::to_string(n >> 20) + " Mi";
+  if (n % (1 << 10) == 0) return std::to_string(n >> 10) + " Ki";
+  return std::to_string(n);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool check = false;
+  int rounds = 11;
+  int64_t max_numel = int64_t{16} << 20;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--check") == 0) check = true;
+    else if (std::strcmp(argv[i], "--quick") == 0) { rounds = 5; max_numel = int64_t{1} << 20; }
+    else if (std::strncmp(argv[i], "--rounds=", 9) == 0) rounds = std::atoi(argv[i] + 9);
+    else {
+      std::printf("usage: %s [--check] [--quick] [--rounds=N]\n", argv[0]);
+      return 2;
+    }
+  }
+  aclInit(nullptr);
+  aclrtSetDevice(0);
+  aclrtStream stream = nullptr;
+  aclrtCreateStream(&stream);
+#ifdef ACLNN_BCE_BENCH_WITH_TORCH
+  torch::set_num_threads(aclnnCpuGetNumThreads());
+  const bool with_torch = true;
+#else
+  const bool with_torch = false;
+#endif
+  std::printf("SIMD target: %s   threads: %d   rounds: %d (medians)   PyTorch: %s\n", aclnnCpuSimdTargetName(),
+              aclnnCpuGetNumThreads(), rounds, kTorchVersion);
+  std::printf("%-5s %-18s %7s %11s %9s %11s %9s %9s\n", "dtype", "layout", "numel", "op us", "op GB/s", "roofline us",
+              "op/roof", "torch/op");
+
+  std::vector<Case> cases;
+  for (aclDataType dt : {ACL_FLOAT, ACL_BF16, ACL_FLOAT16}) {
+    for (int64_t n : {int64_t{1} << 10, int64_t{64} << 10, int64_t{1} << 20, int64_t{16} << 20}) {
+      if (n > max_numel) continue;
+      cases.push_back({dt, n, Layout::kSameShape});
+    }
+  }
+  for (int64_t n : {int64_t{64} << 10, int64_t{1} << 20, int64_t{16} << 20}) {
+    if (n > max_numel) continue;
+    cases.push_back({ACL_FLOAT, n, Layout::kScalarDoutRowPosWeight});
+    cases.push_back({ACL_FLOAT, n, Layout::kTransposedInput});
+  }
+  cases.push_back({ACL_BF16, std::min<int64_t>(max_numel, int64_t{16} << 20), Layout::kScalarDoutRowPosWeight});
+
+  int failures = 0;
+  auto target = [&](bool ok, const char* what) {
+    std::printf("  target %-58s %s\n", what, ok ? "PASS" : "MISS");
+    if (!ok) ++failures;
+  };
+  for (const Case& c : cases) {
+    Bench b(c, stream);
+    const Measurement m = Measure(b, rounds);
+    const double ratio = m.op_s / m.roofline_s;
+    const double torch_ratio = m.torch_s > 0 ? m.torch_s / m.op_s : 0;
+    char torch_col[32] = "n/a";
+    if (torch_ratio > 0) std::snprintf(torch_col, sizeof(torch_col), "%.2f", torch_ratio);
+    std::printf("%-5s %-18s %7s %11.2f %9.2f %11.2f %9.3f %9s\n", DTypeShort(c.dtype), LayoutName(c.layout),
+                Human(c.numel).c_str(), m.op_s * 1e6, m.bytes / m.op_s / 1e9, m.roofline_s * 1e6, ratio, torch_col);
+    std::fflush(stdout);
+    const bool big = c.numel == (int64_t{16} << 20);
+    if (check) {
+      if (c.layout == Layout::kSameShape && big && c.dtype == ACL_FLOAT) target(ratio <= 1.15, "fp32 16Mi same-shape <= 1.15x roofline");
+      if (c.layout == Layout::kSameShape && big && c.dtype == ACL_BF16) target(ratio <= 1.3, "bf16 16Mi same-shape <= 1.3x roofline");
+      if (c.layout == Layout::kScalarDoutRowPosWeight && big && c.dtype == ACL_FLOAT) target(ratio <= 1.2, "scalar-dout broadcast <= 1.2x roofline");
+      if (c.layout == Layout::kSameShape && c.numel == 1024 && c.dtype == ACL_FLOAT) target(m.op_s < 2e-6, "whole two-phase call, 1Ki fp32 < 2 us");
+      if (with_torch && c.dtype == ACL_FLOAT && c.layout == Layout::kSameShape && c.numel >= (int64_t{1} << 20)) {
+        target(torch_ratio >= 10, "fp32 >= 10x faster than PyTorch at 1Mi/16Mi");
+      }
+      if (torch_ratio > 0) target(torch_ratio > 1, "faster than PyTorch");
+    }
+  }
+  aclrtDestroyStream(stream);
+  aclrtResetDevice(0);
+  aclFinalize();
+  if (check && failures) {
+    std::printf("%d performance target(s) missed\n", failures);
+    return 1;
+  }
+  return 0;
+}
