@@ -349,12 +349,15 @@ int main(int argc, char** argv) {
   bool check = false;
   int rounds = 11;
   int64_t max_numel = int64_t{16} << 20;
+  std::string filter;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--check") == 0) check = true;
+    else if (std::strncmp(argv[i], "--filter=", 9) == 0) filter = argv[i] + 9;
     else if (std::strcmp(argv[i], "--quick") == 0) { rounds = 5; max_numel = int64_t{1} << 20; }
     else if (std::strncmp(argv[i], "--rounds=", 9) == 0) rounds = std::atoi(argv[i] + 9);
     else {
-      std::printf("usage: %s [--check] [--quick] [--rounds=N]\n", argv[0]);
+      std::printf("usage: %s [--check] [--quick] [--rounds=N] [--filter=TEXT]\n"
+                  "  --filter: only cases whose \"dtype layout numel\" line contains TEXT\n", argv[0]);
       return 2;
     }
   }
@@ -393,6 +396,8 @@ int main(int argc, char** argv) {
     if (!ok) ++failures;
   };
   for (const Case& c : cases) {
+    const std::string label = std::string(DTypeShort(c.dtype)) + " " + LayoutName(c.layout) + " " + Human(c.numel);
+    if (!filter.empty() && label.find(filter) == std::string::npos) continue;
     Bench b(c, stream);
     const Measurement m = Measure(b, rounds);
     const double ratio = m.op_s / m.roofline_s;

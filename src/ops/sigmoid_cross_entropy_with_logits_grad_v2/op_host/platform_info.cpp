@@ -19,6 +19,8 @@ constexpr uint64_t kAtlasA2Cores = 48;
 constexpr uint64_t kAtlasA2UbBytes = 196608;
 constexpr uint64_t kAtlasA2BlockBytes = 32;
 
+constexpr uint64_t kDefaultLlcBytes = 32ull << 20;
+
 uint64_t ParseCacheSize(const std::string& text) {
   // "2048K" or "1M" as in /sys/devices/system/cpu/cpu0/cache/index2/size
   uint64_t value = 0;
@@ -28,17 +30,22 @@ uint64_t ParseCacheSize(const std::string& text) {
   if (i < text.size() && (text[i] == 'M' || text[i] == 'm')) value <<= 20;
   return value;
 }
+
+/// Size of the cache of @p level described by /sys/.../cpu0/cache/index<index>, or 0.
+uint64_t SysCacheBytes(int index, int level) {
+  const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+  std::ifstream level_file(dir + "level");
+  std::ifstream size_file(dir + "size");
+  int lvl = 0;
+  std::string text;
+  if ((level_file >> lvl) && lvl == level && (size_file >> text)) return ParseCacheSize(text);
+  return 0;
+}
 }  // namespace
 
 uint64_t CpuL2BytesPerCore() {
-  std::ifstream level("/sys/devices/system/cpu/cpu0/cache/index2/level");
-  std::ifstream size("/sys/devices/system/cpu/cpu0/cache/index2/size");
-  int lvl = 0;
-  std::string text;
-  if ((level >> lvl) && lvl == 2 && (size >> text)) {
-    const uint64_t bytes = ParseCacheSize(text);
-    if (bytes >= 64 * 1024) return bytes;
-  }
+  const uint64_t bytes = SysCacheBytes(2, 2);
+  if (bytes >= 64 * 1024) return bytes;
 #ifdef _SC_LEVEL2_CACHE_SIZE
   const long sc = sysconf(_SC_LEVEL2_CACHE_SIZE);
   if (sc >= 64 * 1024) return static_cast<uint64_t>(sc);
@@ -46,8 +53,19 @@ uint64_t CpuL2BytesPerCore() {
   return kDefaultL2Bytes;
 }
 
+uint64_t CpuLastLevelCacheBytes() {
+  const uint64_t bytes = SysCacheBytes(3, 3);
+  if (bytes >= 1024 * 1024) return bytes;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  const long sc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (sc >= 1024 * 1024) return static_cast<uint64_t>(sc);
+#endif
+  return kDefaultLlcBytes;
+}
+
 PlatformInfo CpuPlatform(uint64_t core_num) {
   static const uint64_t l2 = CpuL2BytesPerCore();
+  static const uint64_t llc = CpuLastLevelCacheBytes();
   PlatformInfo p;
   p.name = "cpu";
   p.core_num = core_num == 0 ? 1 : core_num;
@@ -55,6 +73,7 @@ PlatformInfo CpuPlatform(uint64_t core_num) {
   p.ub_size = l2 / 2;
   p.block_size = kCacheLineBytes;
   p.min_bytes_per_core = kCpuMinBytesPerCore;
+  p.llc_bytes = llc;
   return p;
 }
 

@@ -14,6 +14,8 @@ struct PlatformInfo {
   uint64_t ub_size = 0;           ///< per-core fast memory budget for tile buffers, bytes
   uint64_t block_size = 32;       ///< alignment unit of a block's data, bytes
   uint64_t min_bytes_per_core = 0;  ///< bytes of traffic that pay for starting one more core
+  /// Last-level cache bytes; problems moving more stream their output past it (0: never).
+  uint64_t llc_bytes = 0;
 };
 
 /// The CPU: @p core_num threads, L2 per core as the "UB", 64-byte (cache line) blocks so that no
@@ -24,5 +26,7 @@ PlatformInfo AtlasA2Platform();
 
 /// L2 cache bytes per core of this machine (1 MiB when the system does not say).
 uint64_t CpuL2BytesPerCore();
+/// Last-level (L3) cache bytes of this machine (32 MiB when the system does not say).
+uint64_t CpuLastLevelCacheBytes();
 
 }  // namespace aclnn_cpu

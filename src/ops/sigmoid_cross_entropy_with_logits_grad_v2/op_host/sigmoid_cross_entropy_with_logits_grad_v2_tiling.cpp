@@ -15,6 +15,8 @@ namespace aclnn_cpu::bce_grad {
 //  * Tile: as many units as fit the per-core budget ub_size at ub_bytes_per_element, capped at a
 //    block's share; a block's last tile takes the remainder.
 //  * The last unit may run past the data; the kernel clips ranges to totalDataNum.
+//  * A problem whose traffic exceeds the last-level cache streams its output (non-temporal
+//    stores): nothing of it would survive in cache, and plain stores first read every line.
 
 uint64_t KernelDTypeSize(KernelDType dtype) {
   switch (dtype) {
@@ -71,6 +73,7 @@ std::optional<TilingResult> ComputeTiling(const PlatformInfo& platform, const Ti
   d.globalScaleDouble = mean ? 1.0 / static_cast<double>(problem.total_elems) : 1.0;
   d.has_weight = problem.has_weight ? 1 : 0;
   d.has_pos_weight = problem.has_pos_weight ? 1 : 0;
+  d.nonTemporalOut = platform.llc_bytes != 0 && total_bytes > platform.llc_bytes ? 1 : 0;
   r.tiling_key = MakeTilingKey(problem.kernel_dtype, problem.has_weight, problem.has_pos_weight);
   r.block_dim = cores;
   return r;

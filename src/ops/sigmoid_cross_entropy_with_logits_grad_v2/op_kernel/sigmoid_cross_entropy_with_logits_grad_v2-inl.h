@@ -11,6 +11,7 @@
 
 #include <cstring>
 
+#include "hwy/cache_control.h"
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
@@ -114,11 +115,21 @@ HWY_INLINE hn::Vec<D> LoadWide(D d, const T* HWY_RESTRICT p) {
   }
 }
 
-/// Stores Lanes(d) compute-type values as storage type T (one rounding to nearest even).
+/// Whether a vector of Lanes(D) elements of T is a whole register that Stream may write (Highway
+/// rounds partial 128-bit vectors up to 16 bytes, which would write past the tile).
 template <class T, class D>
+constexpr bool kCanStream = HWY_LANES(hn::TFromD<D>) * sizeof(T) >= 16 || HWY_TARGET == HWY_SCALAR;
+
+/// Stores Lanes(d) compute-type values as storage type T (one rounding to nearest even);
+/// kStream: with a non-temporal store to a vector-aligned @p p.
+template <bool kStream = false, class T, class D>
 HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, T* HWY_RESTRICT p) {
   if constexpr (std::is_same_v<T, hn::TFromD<D>>) {
-    hn::StoreU(v, d, p);
+    if constexpr (kStream) {
+      hn::Stream(v, d, p);
+    } else {
+      hn::StoreU(v, d, p);
+    }
   } else {
     const hn::Rebind<uint16_t, D> du16;
     const hn::RebindToSigned<D> di;
@@ -129,14 +140,25 @@ HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, T* HWY_RESTRICT p) {
       static_assert(std::is_same_v<T, hwy::float16_t>);
 #if ACLNN_BCE_HAVE_HW_F16
       const hn::Rebind<hwy::float16_t, D> dh;
-      hn::StoreU(hn::DemoteTo(dh, v), dh, p);
+      const hn::Rebind<uint16_t, D> du16_out;
+      const auto half = hn::BitCast(du16_out, hn::DemoteTo(dh, v));
+      if constexpr (kStream) {
+        hn::Stream(half, du16_out, reinterpret_cast<uint16_t*>(p));
+      } else {
+        hn::StoreU(half, du16_out, reinterpret_cast<uint16_t*>(p));
+      }
       return;
 #else
       bits = FloatToHalfBits(d, v);
 #endif
     }
     // Values are <= 0xFFFF, so the saturating i32 -> u16 demotion is exact.
-    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di, bits)), du16, reinterpret_cast<uint16_t*>(p));
+    const auto narrow = hn::DemoteTo(du16, hn::BitCast(di, bits));
+    if constexpr (kStream) {
+      hn::Stream(narrow, du16, reinterpret_cast<uint16_t*>(p));
+    } else {
+      hn::StoreU(narrow, du16, reinterpret_cast<uint16_t*>(p));
+    }
   }
 }
 
@@ -191,23 +213,34 @@ struct Kernel {
     const auto scale = hn::Set(d, static_cast<C>(scale_in));
     const auto unused = hn::Zero(d);
 
-    const auto one_vector = [&](size_t i) HWY_ATTR {
+    const auto one_vector = [&](size_t i, auto stream_tag) HWY_ATTR {
       const auto vw = HAS_WEIGHT ? LoadWide(d, w + i) : unused;
       const auto vpw = HAS_POS_WEIGHT ? LoadWide(d, pw + i) : unused;
       const auto out = GradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, LoadWide(d, x + i), LoadWide(d, y + i),
                                                                   LoadWide(d, dout + i), vw, vpw, scale);
-      StoreNarrow(d, out, g + i);
+      StoreNarrow<decltype(stream_tag)::value>(d, out, g + i);
     };
-    size_t i = 0;
     // Four independent vectors per iteration hide the latency of exp and the division (the
     // per-vector chain is long); each vector still runs exactly the same instructions.
-    for (; i + 4 * lanes <= count; i += 4 * lanes) {
-      one_vector(i);
-      one_vector(i + lanes);
-      one_vector(i + 2 * lanes);
-      one_vector(i + 3 * lanes);
+    const auto main_loop = [&](auto stream_tag) HWY_ATTR {
+      size_t k = 0;
+      for (; k + 4 * lanes <= count; k += 4 * lanes) {
+        one_vector(k, stream_tag);
+        one_vector(k + lanes, stream_tag);
+        one_vector(k + 2 * lanes, stream_tag);
+        one_vector(k + 3 * lanes, stream_tag);
+      }
+      for (; k + lanes <= count; k += lanes) one_vector(k, stream_tag);
+      return k;
+    };
+    size_t i;
+    const bool aligned = reinterpret_cast<uintptr_t>(g) % (lanes * sizeof(T)) == 0;
+    if (kCanStream<T, decltype(d)> && io.stream_gradient && aligned) {
+      i = main_loop(std::true_type{});
+      hwy::FlushStream();
+    } else {
+      i = main_loop(std::false_type{});
     }
-    for (; i + lanes <= count; i += lanes) one_vector(i);
     if (i == count) return;
     // Tail: pad to a full vector with copies of element i (any finite value would do).
     constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(C);

@@ -81,6 +81,7 @@ void RunBlockTyped(const KernelLaunch& launch, uint64_t block, void* block_works
     io.weight = in[kWeight];
     io.pos_weight = in[kPosWeight];
     io.gradient = out;
+    io.stream_gradient = tiling.nonTemporalOut != 0 && launch.operands[kGradient].access == Access::kDirect;
     const double scale = std::is_same_v<T, double> ? tiling.globalScaleDouble : tiling.globalScale;
     launch.compute(io, static_cast<size_t>(count), scale);
     // CopyOut

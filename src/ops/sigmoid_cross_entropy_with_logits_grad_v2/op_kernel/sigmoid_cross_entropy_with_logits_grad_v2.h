@@ -21,6 +21,8 @@ struct TileOperands {
   const void* weight = nullptr;
   const void* pos_weight = nullptr;
   void* gradient = nullptr;
+  /// Store full, aligned vectors of the gradient with non-temporal stores (values unchanged).
+  bool stream_gradient = false;
 };
 
 /// Computes @p count elements of a tile (any count >= 0). Each element's result depends only on

@@ -22,6 +22,9 @@ struct SigmoidCrossEntropyWithLogitsGradV2TilingData {
   double globalScaleDouble = 1.0;  ///< the same for fp64 compute
   uint32_t has_weight = 0;
   uint32_t has_pos_weight = 0;
+  /// Write the output with non-temporal (streaming) stores: the problem is larger than the
+  /// last-level cache, so the output lines would only evict inputs (and cost a read for ownership).
+  uint32_t nonTemporalOut = 0;
 };
 
 /// Element range [begin, end) of one tile; the last block's end is clipped to totalDataNum (the
