@@ -35,15 +35,16 @@ void RunOneBlock(const void* context, int64_t block) {
   c->plan->RunBlock(static_cast<uint64_t>(block), c->workspace + static_cast<uint64_t>(block) * c->bytes_per_block);
 }
 
-void RunPlan(const LaunchPlan& plan, void* workspace) {
+}  // namespace
+
+void RunLaunch(const StreamWork& work) {
+  const LaunchPlan& plan = *work.plan;
   constexpr uint64_t kAlign = LaunchPlan::kWorkspaceAlignment;
-  const auto address = reinterpret_cast<uintptr_t>(workspace);
-  char* aligned = static_cast<char*>(workspace) + ((kAlign - address % kAlign) % kAlign);
+  const auto address = reinterpret_cast<uintptr_t>(work.workspace);
+  char* aligned = static_cast<char*>(work.workspace) + ((kAlign - address % kAlign) % kAlign);
   const BlockContext context{&plan, aligned, plan.WorkspaceBytesPerBlock()};
   ThreadPool::Instance().Run(static_cast<int64_t>(plan.NumBlocks()), &RunOneBlock, &context);
 }
-
-}  // namespace
 
 aclOpExecutor* CreateExecutor(std::shared_ptr<const LaunchPlan> plan) {
   auto* e = new (std::nothrow) aclOpExecutor;
@@ -82,9 +83,10 @@ aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_
     }
   }
   if (plan->NumBlocks() == 0) return ACLNN_SUCCESS;
-  // Small launches (one block) run on the caller when the stream is idle; see Note [Streams].
-  const bool run_inline = plan->NumBlocks() == 1;
-  stream->Launch([plan = std::move(plan), workspace] { RunPlan(*plan, workspace); }, run_inline);
+  // Launches shorter than a thread hand-off is worth run on the caller when the stream is idle;
+  // see Note [Streams].
+  const bool run_inline = plan->RunInlineIfIdle();
+  stream->Launch(StreamWork{std::move(plan), workspace}, run_inline);
   return ACLNN_SUCCESS;
 }
 

@@ -18,6 +18,9 @@ class LaunchPlan {
   virtual uint64_t WorkspaceBytesPerBlock() const = 0;
   /// Runs block @p block; @p block_workspace has WorkspaceBytesPerBlock bytes, 64-byte aligned.
   virtual void RunBlock(uint64_t block, void* block_workspace) const = 0;
+  /// Whether the launch is too short to be worth handing to the stream's thread: it then runs on
+  /// the calling thread when the stream is idle (see Note [Streams]).
+  virtual bool RunInlineIfIdle() const = 0;
 
   /// Bytes the caller must provide: every block's slice, plus room to align the first one to
   /// 64 bytes whatever the caller's pointer (0 when no block needs workspace).

@@ -2,16 +2,19 @@
 
 #include <unordered_set>
 
+#include "runtime/executor.h"
+
 namespace aclnn_cpu {
 
 // Note [Streams]
 // A stream keeps CANN's contract: launches run in the order they were made, asynchronously to the
 // host, and aclrtSynchronizeStream waits for them. Each stream has a dispatcher thread (started
 // at its first queued launch) that runs queued launches one after another; the blocks of a launch
-// run on the shared worker pool. A launch the tiling judged too small to be worth a thread hand-off
-// (one block) runs on the calling thread when the stream is idle, which keeps order (nothing is
-// queued before it) and saves the microseconds of a cross-thread wake-up that would otherwise
-// dominate small calls.
+// run on the shared worker pool. A launch the tiling judged too short to be worth a thread
+// hand-off (TilingResult::run_inline_if_idle: under about a millisecond of traffic) runs on the
+// calling thread when the stream is idle, which keeps order (nothing is queued before it) and
+// saves the microseconds of a cross-thread wake-up that would otherwise dominate such calls. The queue is a ring buffer of (plan, workspace) pairs, so launching
+// allocates nothing once the ring has grown to the stream's usual depth.
 
 namespace {
 std::mutex g_registry_mutex;
@@ -28,7 +31,7 @@ Stream& DefaultStream() {
 Stream::~Stream() {
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+    idle_.wait(lock, [this] { return size_ == 0 && !busy_; });
     stop_ = true;
   }
   wake_.notify_all();
@@ -39,26 +42,64 @@ void Stream::EnsureThreadLocked() {
   if (!thread_.joinable()) thread_ = std::thread([this] { Dispatch(); });
 }
 
+void Stream::PushLocked(StreamWork work) {
+  if (size_ == ring_.size()) {  // full: grow, keeping FIFO order
+    std::vector<StreamWork> bigger(ring_.empty() ? 8 : ring_.size() * 2);
+    for (size_t k = 0; k < size_; ++k) bigger[k] = std::move(ring_[(head_ + k) % ring_.size()]);
+    ring_ = std::move(bigger);
+    head_ = 0;
+  }
+  ring_[(head_ + size_) % ring_.size()] = std::move(work);
+  ++size_;
+}
+
+StreamWork Stream::PopLocked() {
+  StreamWork work = std::move(ring_[head_]);
+  head_ = (head_ + 1) % ring_.size();
+  --size_;
+  return work;
+}
+
+void Stream::Launch(StreamWork work, bool run_inline_if_idle) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (run_inline_if_idle && size_ == 0 && !busy_) {
+    busy_ = true;
+    lock.unlock();
+    RunLaunch(work);
+    work.plan.reset();
+    lock.lock();
+    busy_ = false;
+    if (size_ == 0) {
+      idle_.notify_all();
+    } else {
+      wake_.notify_one();  // launches queued by other threads meanwhile
+    }
+    return;
+  }
+  PushLocked(std::move(work));
+  EnsureThreadLocked();
+  wake_.notify_one();
+}
+
 void Stream::Dispatch() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return stop_ || (!queue_.empty() && !busy_); });
-    if (stop_ && queue_.empty()) return;
-    std::function<void()> work = std::move(queue_.front());
-    queue_.pop_front();
+    wake_.wait(lock, [this] { return stop_ || (size_ != 0 && !busy_); });
+    if (stop_ && size_ == 0) return;
+    StreamWork work = PopLocked();
     busy_ = true;
     lock.unlock();
-    work();
-    work = nullptr;  // release what the launch holds before reporting idle
+    RunLaunch(work);
+    work.plan.reset();  // release the plan before reporting idle
     lock.lock();
     busy_ = false;
-    if (queue_.empty()) idle_.notify_all();
+    if (size_ == 0) idle_.notify_all();
   }
 }
 
 void Stream::Synchronize() {
   std::unique_lock<std::mutex> lock(mutex_);
-  idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  idle_.wait(lock, [this] { return size_ == 0 && !busy_; });
 }
 
 Stream* Stream::FromHandle(void* handle) {

@@ -2,12 +2,23 @@
 #pragma once
 
 #include <condition_variable>
-#include <deque>
-#include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace aclnn_cpu {
+
+class LaunchPlan;
+
+/// One launch: a plan and the workspace it runs with. Copying it allocates nothing.
+struct StreamWork {
+  std::shared_ptr<const LaunchPlan> plan;
+  void* workspace = nullptr;
+};
+
+/// Runs all blocks of @p work on the worker pool (the calling thread takes part).
+void RunLaunch(const StreamWork& work);
 
 /// See Note [Streams].
 class Stream {
@@ -20,26 +31,7 @@ class Stream {
   /// Runs @p work after every launch made on this stream before it. When @p run_inline_if_idle is
   /// set and the stream has nothing queued or running, the work runs on the calling thread before
   /// Launch returns (no hand-off); otherwise it is queued for the stream's thread.
-  template <class Work>
-  void Launch(Work&& work, bool run_inline_if_idle) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (run_inline_if_idle && queue_.empty() && !busy_) {
-      busy_ = true;
-      lock.unlock();
-      work();
-      lock.lock();
-      busy_ = false;
-      if (queue_.empty()) {
-        idle_.notify_all();
-      } else {
-        wake_.notify_one();  // launches queued by other threads meanwhile
-      }
-      return;
-    }
-    queue_.emplace_back(std::forward<Work>(work));
-    EnsureThreadLocked();
-    wake_.notify_one();
-  }
+  void Launch(StreamWork work, bool run_inline_if_idle);
 
   /// Blocks until every launch made so far has finished.
   void Synchronize();
@@ -56,11 +48,16 @@ class Stream {
  private:
   void EnsureThreadLocked();
   void Dispatch();
+  void PushLocked(StreamWork work);
+  StreamWork PopLocked();
 
   std::mutex mutex_;
   std::condition_variable wake_;  // work queued or stop
   std::condition_variable idle_;  // queue drained
-  std::deque<std::function<void()>> queue_;
+  // FIFO ring buffer: grows only when full, so steady-state launches allocate nothing.
+  std::vector<StreamWork> ring_;
+  size_t head_ = 0;
+  size_t size_ = 0;
   bool busy_ = false;  // a launch is running (inline or on the thread)
   bool stop_ = false;
   std::thread thread_;

@@ -132,7 +132,9 @@ aclnnStatus CheckShapes(const aclTensor* self, std::span<const NamedTensor> same
 class BcePlan final : public LaunchPlan {
  public:
   KernelLaunch launch;
+  bool run_inline_if_idle = true;
   uint64_t NumBlocks() const override { return launch.tiling.blockDim; }
+  bool RunInlineIfIdle() const override { return run_inline_if_idle; }
   uint64_t WorkspaceBytesPerBlock() const override { return launch.block_workspace_bytes; }
   void RunBlock(uint64_t block, void* block_workspace) const override {
     bce_grad::RunBlock(launch, block, block_workspace);
@@ -150,7 +152,8 @@ KernelDType KernelDTypeOf(aclDataType dtype) {
 
 /// Builds the plan of a checked, non-empty call. See Note [Staging].
 aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDataType promoted,
-                        ReductionType reduction, KernelLaunch& launch) {
+                        ReductionType reduction, BcePlan& plan) {
+  KernelLaunch& launch = plan.launch;
   const aclTensor* self = tensors[kPredict];
   // Kernel dtype: the common storage dtype when all operands share one, else the compute dtype
   // with conversions in CopyIn / CopyOut.
@@ -206,6 +209,7 @@ aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDat
   if (!tiling) return Fail(ACLNN_ERR_INNER_TILING_ERROR, kFirstPhase, ": tiling failed for ", self->numel, " elements");
 
   launch.tiling = tiling->data;
+  plan.run_inline_if_idle = tiling->run_inline_if_idle;
   launch.tiling_key = tiling->tiling_key;
   launch.compute = ChosenKernelTable().compute[tiling->tiling_key];
   launch.buffers_per_block = buffers;
@@ -257,7 +261,7 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsBack
   if (plan == nullptr) return Fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, kFirstPhase, ": out of memory");
   if (self->numel != 0) {
     const aclTensor* const tensors[kOperandCount] = {self, target, gradOutput, weightOptional, posWeightOptional, out};
-    if (aclnnStatus s = BuildLaunch(tensors, promoted, *reduction_type, plan->launch)) return s;
+    if (aclnnStatus s = BuildLaunch(tensors, promoted, *reduction_type, *plan)) return s;
   }
   aclOpExecutor* e = CreateExecutor(plan);
   if (e == nullptr) return Fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, kFirstPhase, ": out of memory");

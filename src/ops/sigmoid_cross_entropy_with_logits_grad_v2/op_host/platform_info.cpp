@@ -12,6 +12,9 @@ constexpr uint64_t kCacheLineBytes = 64;
 // Waking a worker costs a few microseconds (a futex wake and a cold start); at the ~10 GB/s one
 // core streams, that is ~64 KiB of traffic, below which a second core does not pay for itself.
 constexpr uint64_t kCpuMinBytesPerCore = 64 * 1024;
+// A hand-off to a stream's thread costs ~10 us; below ~8 MiB of traffic (about a millisecond)
+// that is a noticeable share of the call, above it asynchrony is worth it.
+constexpr uint64_t kCpuInlineLaunchMaxBytes = 8ull << 20;
 // Atlas A2: the original estimates one core per 1024 elements of fp32 across five inputs and an
 // output, i.e. about 24 KiB of traffic.
 constexpr uint64_t kAtlasA2MinBytesPerCore = 24 * 1024;
@@ -74,6 +77,7 @@ PlatformInfo CpuPlatform(uint64_t core_num) {
   p.block_size = kCacheLineBytes;
   p.min_bytes_per_core = kCpuMinBytesPerCore;
   p.llc_bytes = llc;
+  p.inline_launch_max_bytes = kCpuInlineLaunchMaxBytes;
   return p;
 }
 

@@ -16,6 +16,9 @@ struct PlatformInfo {
   uint64_t min_bytes_per_core = 0;  ///< bytes of traffic that pay for starting one more core
   /// Last-level cache bytes; problems moving more stream their output past it (0: never).
   uint64_t llc_bytes = 0;
+  /// Problems moving fewer bytes run on the launching thread when its stream is idle instead of
+  /// being handed to the stream's thread (0: always handed over).
+  uint64_t inline_launch_max_bytes = 0;
 };
 
 /// The CPU: @p core_num threads, L2 per core as the "UB", 64-byte (cache line) blocks so that no

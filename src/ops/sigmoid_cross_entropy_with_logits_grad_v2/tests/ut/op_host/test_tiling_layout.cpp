@@ -83,7 +83,9 @@ TEST_P(TilingLayout, BlocksAndTilesStartOnBlockSizeBoundaries) {
       // Only the very end of the data may cut a unit short.
       const uint64_t last = BlockTileNum(t, b) - 1;
       const uint64_t end = BlockTile(t, b, last).end;
-      if (end != total) EXPECT_EQ(end * elem_bytes % block_bytes, 0u) << total << " block " << b;
+      if (end != total) {
+        EXPECT_EQ(end * elem_bytes % block_bytes, 0u) << total << " block " << b;
+      }
     }
   }
 }
@@ -99,9 +101,9 @@ TEST_P(TilingLayout, TileBuffersFitTheUbBudget) {
 
 TEST_P(TilingLayout, TileOfALargeProblemUsesMostOfTheUbBudget) {
   // A tile smaller than half the budget would mean more tiles (per-tile overhead) than needed.
-  const TilingProblem problem = Problem(1000003);
+  const TilingProblem problem = Problem((uint64_t{1} << 31) + 5);
   const auto& t = Tile(problem.total_elems).data;
-  if (t.finalSmallTileNum == 1) GTEST_SKIP() << "the blocks fit one tile";
+  ASSERT_GT(t.finalSmallTileNum, 1u) << "the blocks should not fit one tile";
   EXPECT_GT(2 * t.tileDataNum * problem.ub_bytes_per_element, platform().ub_size);
 }
 
@@ -112,6 +114,29 @@ TEST_P(TilingLayout, FlagsAndTilingKeyDescribeTheProblem) {
     EXPECT_EQ(r.data.has_pos_weight, has_pos_weight() ? 1u : 0u);
     EXPECT_EQ(r.tiling_key, MakeTilingKey(dtype(), has_weight(), has_pos_weight()));
   }
+}
+
+// The coverage checks above must be able to fail: a tiling with a gap, an overlap or a short
+// end is caught both by the range walk and by the element count.
+TEST(TilingCoverageCheck, CatchesGapsOverlapsAndShortEnds) {
+  auto tiling = ComputeTiling(aclnn_cpu::CpuPlatform(3), DenseProblem(100000, KernelDType::kFloat, false, false));
+  ASSERT_TRUE(tiling.has_value());
+  ASSERT_GT(tiling->data.blockDim, 1u);
+  ASSERT_GT(tiling->data.finalSmallTileNum, 1u);
+  ASSERT_TRUE(TilesCoverDataOnceInOrder(tiling->data));
+  auto gap = tiling->data;
+  gap.smallCoreDataNum += 16;
+  gap.smallTailDataNum += 16;
+  EXPECT_FALSE(TilesCoverDataOnceInOrder(gap));
+  EXPECT_FALSE(EveryElementVisitedOnce(gap));
+  auto overlap = tiling->data;
+  overlap.tileDataNum += 16;
+  EXPECT_FALSE(TilesCoverDataOnceInOrder(overlap));
+  EXPECT_FALSE(EveryElementVisitedOnce(overlap));
+  auto short_end = tiling->data;
+  short_end.totalDataNum += 64;
+  EXPECT_FALSE(TilesCoverDataOnceInOrder(short_end));
+  EXPECT_FALSE(EveryElementVisitedOnce(short_end));
 }
 
 std::string LayoutCaseName(const ::testing::TestParamInfo<TilingLayout::ParamType>& info) {
