@@ -125,16 +125,15 @@ TEST(TilingCoverageCheck, CatchesGapsOverlapsAndShortEnds) {
   ASSERT_GT(tiling->data.finalSmallTileNum, 1u);
   ASSERT_TRUE(TilesCoverDataOnceInOrder(tiling->data));
   auto gap = tiling->data;
-  gap.smallCoreDataNum += 16;
-  gap.smallTailDataNum += 16;
+  gap.tileDataNum -= 16;  // the tiles of a block no longer reach the next block
   EXPECT_FALSE(TilesCoverDataOnceInOrder(gap));
   EXPECT_FALSE(EveryElementVisitedOnce(gap));
   auto overlap = tiling->data;
-  overlap.tileDataNum += 16;
+  overlap.tileDataNum += 16;  // the tiles of a block run into the next block
   EXPECT_FALSE(TilesCoverDataOnceInOrder(overlap));
   EXPECT_FALSE(EveryElementVisitedOnce(overlap));
   auto short_end = tiling->data;
-  short_end.totalDataNum += 64;
+  short_end.totalDataNum += 64;  // the last tile ends before the data
   EXPECT_FALSE(TilesCoverDataOnceInOrder(short_end));
   EXPECT_FALSE(EveryElementVisitedOnce(short_end));
 }
