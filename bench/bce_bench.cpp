@@ -9,7 +9,9 @@
 // and prints median times, effective GB/s (bytes the operator must move / time), op/roofline and
 // torch/op. With --check it exits non-zero when a target of the performance issue is missed.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -337,6 +339,36 @@ Measurement Measure(Bench& b, int rounds) {
   return m;
 }
 
+/// A launch whose blocks wait until every thread of the pool holds one: its duration is the time
+/// to get all workers running (the part of a launch the pool adds).
+struct Rendezvous {
+  std::atomic<int64_t> arrived{0};
+  int64_t blocks = 0;
+  static void Block(const void* ctx, int64_t) {
+    auto* r = static_cast<Rendezvous*>(const_cast<void*>(ctx));
+    r->arrived.fetch_add(1, std::memory_order_acq_rel);
+    const auto give_up = Clock::now() + std::chrono::milliseconds(50);  // never deadlock a busy pool
+    while (r->arrived.load(std::memory_order_acquire) < r->blocks && Clock::now() < give_up) {
+    }
+  }
+};
+
+/// Median time for every worker to join a launch, after the workers went to sleep (idle_ms > 0)
+/// or right after another launch (idle_ms = 0, workers still spinning).
+double PoolJoinSeconds(int idle_ms) {
+  auto& pool = aclnn_cpu::ThreadPool::Instance();
+  std::vector<double> samples;
+  for (int round = 0; round < 21; ++round) {
+    if (idle_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(idle_ms));
+    Rendezvous r;
+    r.blocks = pool.NumThreads();
+    const auto t0 = Clock::now();
+    pool.Run(r.blocks, &Rendezvous::Block, &r);
+    samples.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  return Median(samples);
+}
+
 std::string Human(int64_t n) {
   if (n % (1 << 20) == 0) return std::to_string(n >> 20) + " Mi";
   if (n % (1 << 10) == 0) return std::to_string(n >> 10) + " Ki";
@@ -373,6 +405,8 @@ int main(int argc, char** argv) {
 #endif
   std::printf("SIMD target: %s   threads: %d   rounds: %d (medians)   PyTorch: %s\n", aclnnCpuSimdTargetName(),
               aclnnCpuGetNumThreads(), rounds, kTorchVersion);
+  std::printf("worker pool (%d threads): all workers running a launch after %.2f us from sleep, %.2f us back to back\n",
+              aclnnCpuGetNumThreads(), PoolJoinSeconds(5) * 1e6, PoolJoinSeconds(0) * 1e6);
   std::printf("%-5s %-18s %7s %11s %9s %11s %9s %9s\n", "dtype", "layout", "numel", "op us", "op GB/s", "roofline us",
               "op/roof", "torch/op");
 
