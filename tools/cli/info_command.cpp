@@ -1,0 +1,133 @@
+// `info`: what the CPU device is (SIMD target, threads, L2) and how the host tiling splits a
+// problem on it and on the NPU original's Atlas A2.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "acl_session.h"
+#include "aclnn/aclnn_cpu.h"
+#include "cli_options.h"
+#include "commands.h"
+#include "op_host/platform_info.h"
+#include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
+
+namespace aclnn_bce_cli {
+
+namespace {
+
+using aclnn_cpu::PlatformInfo;
+using namespace aclnn_cpu::bce_grad;
+
+constexpr uint64_t kDefaultNumel = 4096 * 1024;
+constexpr uint64_t kKiB = 1024;
+/// The operands besides the optional weights: predict, target, dout and the gradient.
+constexpr uint64_t kRequiredOperands = 4;
+
+struct InfoOptions {
+  uint64_t numel = kDefaultNumel;
+  std::string dtype = "fp32";
+  std::string reduction = "mean";
+  bool weight = false;
+  bool pos_weight = false;
+  int threads = 0;
+};
+
+/// The kernel dtype of a problem whose operands all have the --dtype of this name.
+const std::map<std::string, KernelDType>& KernelDTypeChoices() {
+  static const std::map<std::string, KernelDType> choices = {{"fp32", KernelDType::kFloat},
+                                                             {"fp16", KernelDType::kFloat16},
+                                                             {"bf16", KernelDType::kBFloat16},
+                                                             {"fp64", KernelDType::kDouble}};
+  return choices;
+}
+
+void PrintTiling(const PlatformInfo& platform, const TilingProblem& problem, const std::string& dtype_name) {
+  std::printf("\ntiling on %s: cores %llu, UB %llu bytes, block %llu bytes\n", platform.name.c_str(),
+              static_cast<unsigned long long>(platform.core_num), static_cast<unsigned long long>(platform.ub_size),
+              static_cast<unsigned long long>(platform.block_size));
+  const auto tiling = ComputeTiling(platform, problem);
+  if (!tiling) {
+    std::printf("  no tiling (an empty problem runs no blocks)\n");
+    return;
+  }
+  const auto& d = tiling->data;
+  const auto row = [](const char* name, uint64_t value) {
+    std::printf("  %-18s %llu\n", name, static_cast<unsigned long long>(value));
+  };
+  std::printf("  %-18s %u (%s, weight %d, pos_weight %d)\n", "tiling key", tiling->tiling_key, dtype_name.c_str(),
+              TilingKeyHasWeight(tiling->tiling_key) ? 1 : 0, TilingKeyHasPosWeight(tiling->tiling_key) ? 1 : 0);
+  row("totalDataNum", d.totalDataNum);
+  row("blockDim", d.blockDim);
+  row("tailBlockNum", d.tailBlockNum);
+  row("bigCoreDataNum", d.bigCoreDataNum);
+  row("smallCoreDataNum", d.smallCoreDataNum);
+  row("tileDataNum", d.tileDataNum);
+  row("finalBigTileNum", d.finalBigTileNum);
+  row("finalSmallTileNum", d.finalSmallTileNum);
+  row("bigTailDataNum", d.bigTailDataNum);
+  row("smallTailDataNum", d.smallTailDataNum);
+  std::printf("  %-18s %.9g\n", "globalScale", static_cast<double>(d.globalScale));
+  row("has_weight", d.has_weight);
+  row("has_pos_weight", d.has_pos_weight);
+  row("nonTemporalOut", d.nonTemporalOut);
+}
+
+int RunInfo(const InfoOptions& options) {
+  if (options.threads > 0 && aclnnCpuSetNumThreads(options.threads) != ACL_SUCCESS) {
+    throw AclFailure("aclnnCpuSetNumThreads", ACL_ERROR_INVALID_PARAM);
+  }
+  const char* env_threads = std::getenv("ACLNN_CPU_NUM_THREADS");
+  const uint64_t l2 = aclnn_cpu::CpuL2BytesPerCore();
+  std::printf("%-16s %s (the best instruction set of this CPU, chosen at run time)\n", "SIMD target",
+              aclnnCpuSimdTargetName());
+  std::printf("%-16s %d (ACLNN_CPU_NUM_THREADS=%s)\n", "threads", aclnnCpuGetNumThreads(),
+              env_threads != nullptr ? env_threads : "unset");
+  std::printf("%-16s %llu KiB (the CPU tiling's UB budget is half of it)\n", "L2 per core",
+              static_cast<unsigned long long>(l2 / kKiB));
+  std::printf("%-16s %llu KiB (problems moving more stream their output past it)\n", "last-level cache",
+              static_cast<unsigned long long>(aclnn_cpu::CpuLastLevelCacheBytes() / kKiB));
+
+  TilingProblem problem;
+  problem.total_elems = options.numel;
+  problem.kernel_dtype = KernelDTypeChoices().at(options.dtype);
+  problem.has_weight = options.weight;
+  problem.has_pos_weight = options.pos_weight;
+  problem.reduction = *FromAclnnReduction(ReductionChoices().at(options.reduction));
+  // As the op_api plans a problem whose operands are all dense and of one dtype: each is read (or
+  // written) in place, so every operand moves its bytes and occupies its part of a tile.
+  const uint64_t operands = kRequiredOperands + (options.weight ? 1 : 0) + (options.pos_weight ? 1 : 0);
+  problem.bytes_per_element = operands * KernelDTypeSize(problem.kernel_dtype);
+  problem.ub_bytes_per_element = problem.bytes_per_element;
+
+  std::printf("\n%-16s numel %llu, %s, weight %s, pos_weight %s, reduction %s\n", "problem",
+              static_cast<unsigned long long>(options.numel), options.dtype.c_str(), options.weight ? "yes" : "no",
+              options.pos_weight ? "yes" : "no", options.reduction.c_str());
+  std::printf("%-16s every operand dense in %s: %llu bytes moved and %llu bytes of tile per element\n", "",
+              options.dtype.c_str(), static_cast<unsigned long long>(problem.bytes_per_element),
+              static_cast<unsigned long long>(problem.ub_bytes_per_element));
+  PrintTiling(aclnn_cpu::CpuPlatform(static_cast<uint64_t>(aclnnCpuGetNumThreads())), problem, options.dtype);
+  PrintTiling(aclnn_cpu::AtlasA2Platform(), problem, options.dtype);
+  return kExitSuccess;
+}
+
+}  // namespace
+
+void AddInfoCommand(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<InfoOptions>();
+  CLI::App* info = app.add_subcommand("info", "Show the SIMD target, threads, L2 per core and the tiling of a problem");
+  info->add_option("--numel", options->numel, "Elements of predict");
+  info->add_option("--dtype", options->dtype, "Element type of every operand")
+      ->transform(CLI::IsMember(KernelDTypeChoices(), CLI::ignore_case));
+  info->add_option("--reduction", options->reduction, "Reduction")
+      ->transform(CLI::IsMember(ReductionChoices(), CLI::ignore_case));
+  info->add_flag("--weight", options->weight, "The problem has a weight");
+  info->add_flag("--pos-weight", options->pos_weight, "The problem has a pos_weight");
+  info->add_option("--threads", options->threads, "Threads of the CPU device (0: the default)")
+      ->check(CLI::Range(0, 1024));
+  info->callback([options, &exit_code] { exit_code = RunInfo(*options); });
+}
+
+}  // namespace aclnn_bce_cli

@@ -1,0 +1,235 @@
+// `run`: the operator once on random data of a given shape, dtype, reduction and broadcasts;
+// prints the time of each phase and a checksum, and with --check compares every element with a
+// float64 reference.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "acl_session.h"
+#include "aclnn/aclnn_cpu.h"
+#include "cli_options.h"
+#include "commands.h"
+
+namespace aclnn_bce_cli {
+
+namespace {
+
+struct RunOptions {
+  std::string shape = "4096x1024";
+  std::string dtype = "fp32";
+  std::string reduction = "mean";
+  std::string grad_output = "full";
+  std::string weight = "none";
+  std::string pos_weight = "none";
+  int threads = 0;
+  uint64_t seed = 1;
+  bool check = false;
+};
+
+/// Ranges of the random inputs: logits reaching well into both tails of the sigmoid, labels in
+/// [0, 1], gradients of either sign, and positive weights around 1.
+struct Range {
+  double lo, hi;
+};
+constexpr Range kLogits = {-8.0, 8.0};
+constexpr Range kTargets = {0.0, 1.0};
+constexpr Range kGradOutputs = {-1.0, 1.0};
+constexpr Range kWeights = {0.0, 2.0};
+constexpr Range kPosWeights = {0.5, 4.0};
+
+/// --check: roundings of the compute type on each of the two terms before they are subtracted.
+constexpr double kComputeRoundings = 8.0;
+constexpr int kMismatchesShown = 5;
+
+void FillUniform(DeviceTensor& tensor, Range range, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> dist(range.lo, range.hi);
+  for (int64_t i = 0; i < tensor.numel(); ++i) tensor.Set(i, dist(rng));
+  tensor.Upload();
+}
+
+/// An operand broadcast to self, as --grad-output / --weight / --pos-weight describe it.
+struct BroadcastOperand {
+  OperandShape shape = OperandShape::kNone;
+  std::unique_ptr<DeviceTensor> tensor;
+
+  BroadcastOperand(const std::string& choice, const std::vector<int64_t>& self_dims, aclDataType dtype, Range range,
+                   std::mt19937_64& rng)
+      : shape(OperandShapeChoices().at(choice)) {
+    if (shape == OperandShape::kNone) return;
+    tensor = std::make_unique<DeviceTensor>(OperandDims(shape, self_dims), dtype);
+    FillUniform(*tensor, range, rng);
+  }
+  const DeviceTensor* get() const { return tensor.get(); }
+  /// The value that feeds element @p index of self (row-major, last dim @p row_len).
+  std::optional<double> At(int64_t index, int64_t row_len) const {
+    switch (shape) {
+      case OperandShape::kNone: return std::nullopt;
+      case OperandShape::kFull: return tensor->Get(index);
+      case OperandShape::kRow: return tensor->Get(row_len > 0 ? index % row_len : 0);
+      case OperandShape::kScalar: break;
+    }
+    return tensor->Get(0);
+  }
+  std::string Describe() const {
+    return shape == OperandShape::kNone ? "none" : ShapeText(tensor->dims());
+  }
+};
+
+/// Unit roundoff and smallest subnormal of a floating type.
+struct FloatLimits {
+  double eps, min;
+};
+constexpr FloatLimits kFp64Limits = {0x1p-53, 0x1p-1074};
+constexpr FloatLimits kFp32Limits = {0x1p-24, 0x1p-149};
+constexpr FloatLimits kFp16Limits = {0x1p-11, 0x1p-24};
+constexpr FloatLimits kBf16Limits = {0x1p-8, 0x1p-133};
+
+FloatLimits LimitsOf(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_DOUBLE: return kFp64Limits;
+    case ACL_FLOAT16: return kFp16Limits;
+    case ACL_BF16: return kBf16Limits;
+    default: return kFp32Limits;
+  }
+}
+
+/// The operator in float64, cancellation-free: g = ((1 - y) p - lw q) * dout [* w] * scale with
+/// p = sigmoid(x), q = sigmoid(-x) from one exp(-|x|). Also the terms the error bound needs.
+struct Reference {
+  double g, terms_magnitude, multiplier;
+};
+Reference ReferenceGrad(double x, double y, double dout, std::optional<double> weight,
+                        std::optional<double> pos_weight, double scale) {
+  const double e = std::exp(-std::fabs(x));
+  const double p = x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+  const double q = x >= 0 ? e / (1.0 + e) : 1.0 / (1.0 + e);
+  const double lw = pos_weight.value_or(1.0) * y;
+  const double a = (1.0 - y) * p;
+  const double b = lw * q;
+  const double m = dout * weight.value_or(1.0) * scale;
+  return {(a - b) * m, std::fabs(a) + std::fabs(b), m};
+}
+
+/// FNV-1a over the output's bytes: equal results give equal hashes, bit for bit.
+uint64_t Fnv1a(const std::vector<uint8_t>& bytes) {
+  constexpr uint64_t kOffsetBasis = 14695981039346656037ull;
+  constexpr uint64_t kPrime = 1099511628211ull;
+  uint64_t hash = kOffsetBasis;
+  for (uint8_t byte : bytes) hash = (hash ^ byte) * kPrime;
+  return hash;
+}
+
+struct Operands {
+  const DeviceTensor& self;
+  const DeviceTensor& target;
+  const BroadcastOperand& grad_output;
+  const BroadcastOperand& weight;
+  const BroadcastOperand& pos_weight;
+  const DeviceTensor& out;
+};
+
+/// Compares every element of out with the float64 reference; returns the mismatches.
+int64_t CheckAgainstReference(const Operands& o, int64_t reduction) {
+  const int64_t n = o.self.numel();
+  const int64_t row_len = o.self.dims().empty() ? 1 : o.self.dims().back();
+  const double scale = reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
+  // fp16 / bf16 / fp32 operands are computed in fp32, fp64 ones in fp64 (every operand has one dtype).
+  const FloatLimits compute = o.out.dtype() == ACL_DOUBLE ? kFp64Limits : kFp32Limits;
+  const FloatLimits output = LimitsOf(o.out.dtype());
+  int64_t mismatches = 0;
+  double worst_ratio = 0;
+  double worst_error = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const Reference ref = ReferenceGrad(o.self.Get(i), o.target.Get(i), *o.grad_output.At(i, row_len),
+                                        o.weight.At(i, row_len), o.pos_weight.At(i, row_len), scale);
+    const double got = o.out.Get(i);
+    const double error = std::fabs(got - ref.g);
+    // Roundings on each term before the subtraction (the cancellation is why an fp32 result may
+    // be many of its own ulps away), on the products after it, then one rounding to the output.
+    const double bound = kComputeRoundings * compute.eps * ref.terms_magnitude * std::fabs(ref.multiplier) +
+                         (kComputeRoundings * compute.eps + output.eps) * std::fabs(ref.g) + output.min +
+                         kComputeRoundings * compute.min;
+    if (!(error <= bound)) {
+      if (mismatches < kMismatchesShown) {
+        std::printf("  mismatch at %lld: got %.9g, float64 reference %.9g, error %.3g > bound %.3g\n",
+                    static_cast<long long>(i), got, ref.g, error, bound);
+      }
+      ++mismatches;
+    }
+    if (std::isfinite(error)) {
+      worst_error = std::max(worst_error, error);
+      if (bound > 0) worst_ratio = std::max(worst_ratio, error / bound);
+    }
+  }
+  std::printf("check: %lld of %lld elements outside the error bound; max |error| %.3g, max error/bound %.3f\n",
+              static_cast<long long>(mismatches), static_cast<long long>(n), worst_error, worst_ratio);
+  return mismatches;
+}
+
+int RunOnce(const RunOptions& options) {
+  if (options.threads > 0 && aclnnCpuSetNumThreads(options.threads) != ACL_SUCCESS) {
+    throw AclFailure("aclnnCpuSetNumThreads", ACL_ERROR_INVALID_PARAM);
+  }
+  const std::vector<int64_t> dims = ParseShape(options.shape);
+  const aclDataType dtype = DTypeChoices().at(options.dtype);
+  const int64_t reduction = ReductionChoices().at(options.reduction);
+
+  AclSession session;
+  std::mt19937_64 rng(options.seed);
+  DeviceTensor self(dims, dtype), target(dims, dtype), out(dims, dtype);
+  FillUniform(self, kLogits, rng);
+  FillUniform(target, kTargets, rng);
+  const BroadcastOperand grad_output(options.grad_output, dims, dtype, kGradOutputs, rng);
+  const BroadcastOperand weight(options.weight, dims, dtype, kWeights, rng);
+  const BroadcastOperand pos_weight(options.pos_weight, dims, dtype, kPosWeights, rng);
+
+  std::printf("self %s %s, gradOutput %s, weight %s, posWeight %s, reduction %s, seed %llu\n",
+              ShapeText(dims).c_str(), options.dtype.c_str(), grad_output.Describe().c_str(),
+              weight.Describe().c_str(), pos_weight.Describe().c_str(), options.reduction.c_str(),
+              static_cast<unsigned long long>(options.seed));
+  std::printf("CPU device: SIMD target %s, %d threads\n", aclnnCpuSimdTargetName(), aclnnCpuGetNumThreads());
+
+  const BackwardCall call{grad_output.get(), &self, &target, weight.get(), pos_weight.get(), reduction, &out};
+  const BackwardTiming timing = RunBackward(call, session.stream());
+  out.Download();
+  std::printf("first phase %.3f ms, second phase + synchronize %.3f ms, workspace %llu bytes\n",
+              timing.first_phase_ms, timing.second_phase_ms, static_cast<unsigned long long>(timing.workspace_bytes));
+
+  double sum = 0;
+  for (int64_t i = 0; i < out.numel(); ++i) sum += out.Get(i);
+  std::printf("checksum: sum %.17g, fnv1a 0x%016llx\n", sum, static_cast<unsigned long long>(Fnv1a(out.host_bytes())));
+
+  if (!options.check) return kExitSuccess;
+  const Operands operands{self, target, grad_output, weight, pos_weight, out};
+  return CheckAgainstReference(operands, reduction) == 0 ? kExitSuccess : kExitCheckFailed;
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* run = app.add_subcommand("run", "Run the operator once on random data and print times and a checksum");
+  run->add_option("--shape", options->shape, "Shape of self, e.g. 4096x1024 ('scalar' for 0 dims)");
+  run->add_option("--dtype", options->dtype, "Element type of every operand")
+      ->transform(CLI::IsMember(DTypeChoices(), CLI::ignore_case));
+  run->add_option("--reduction", options->reduction, "Reduction of the forward loss")
+      ->transform(CLI::IsMember(ReductionChoices(), CLI::ignore_case));
+  run->add_option("--grad-output", options->grad_output, "Shape of gradOutput: full, row ([C]) or scalar (0-dim)")
+      ->transform(CLI::IsMember({"full", "row", "scalar"}, CLI::ignore_case));
+  run->add_option("--weight", options->weight, "Shape of weight: none, full, row ([C]) or scalar (0-dim)")
+      ->transform(CLI::IsMember(OperandShapeChoices(), CLI::ignore_case));
+  run->add_option("--pos-weight", options->pos_weight, "Shape of posWeight: none, full, row ([C]) or scalar (0-dim)")
+      ->transform(CLI::IsMember(OperandShapeChoices(), CLI::ignore_case));
+  run->add_option("--threads", options->threads, "Threads of the CPU device (0: the default)")
+      ->check(CLI::Range(0, 1024));
+  run->add_option("--seed", options->seed, "Seed of the random inputs");
+  run->add_flag("--check", options->check, "Compare every element with a float64 reference (exit 1 on a mismatch)");
+  run->callback([options, &exit_code] { exit_code = RunOnce(*options); });
+}
+
+}  // namespace aclnn_bce_cli
