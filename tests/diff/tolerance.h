@@ -1,0 +1,110 @@
+// Acceptance of one output element against a float64 oracle, shared by the differential tests,
+// the stress tests and the fuzz targets. The bound is bce_test::ErrorBound (fp32 or fp64 compute,
+// ~8 eps on the |a| + |b| terms, plus half an ulp of the out dtype), widened by the oracle's own
+// float64 error, and aware of the out dtype's overflow to +-Inf.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "acl/acl_base.h"
+#include "common/bce_test_util.h"
+
+namespace bce_reliability {
+
+/// The float64 terms of one element: g = (a - b) * m with a = (1 - y) * p, b = lw * q,
+/// m = dout * weight * scale, p = sigmoid(x), q = 1 - p. `oracle_error` bounds the float64
+/// rounding error of PyTorch's own formula ((lw + 1 - y) * p - lw) * m: its intermediate lw + 1
+/// is rounded at the magnitude of 1 + |lw| before y is subtracted, and the final subtraction
+/// cancels where ours does not, so near y = 1 it is far less accurate than an fp64 kernel.
+struct GradTerms {
+  double a = 0, b = 0, m = 0, g = 0, oracle_error = 0;
+  /// What an absolute error of one subnormal step of the compute type is multiplied by on its way
+  /// to the result, summed over the intermediates that can be subnormal: p or q (|x| beyond ~87
+  /// in fp32) times (1 + |1 - y| + |lw|) * |m|; the product with dout times |weight| * scale;
+  /// the product with weight times scale.
+  double subnormal_gain = 0;
+};
+
+inline GradTerms ComputeGradTerms(double x, double y, double dout, std::optional<double> weight,
+                                  std::optional<double> pos_weight, double scale) {
+  const double e = std::exp(-std::fabs(x));
+  const double p = x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+  const double q = x >= 0 ? e / (1.0 + e) : 1.0 / (1.0 + e);
+  const double lw = pos_weight ? *pos_weight * y : y;
+  GradTerms t;
+  t.a = (1.0 - y) * p;
+  t.b = lw * q;
+  t.m = dout * (weight ? *weight : 1.0) * scale;
+  t.g = (t.a - t.b) * t.m;
+  constexpr double kEps64 = 0x1p-53;
+  // PyTorch's order is (((lw + 1 - y) * p - lw) * (dout * scale)) * weight: a product that falls
+  // into float64's subnormals there carries an absolute error of a subnormal step times what
+  // follows it.
+  constexpr double kTiny64 = 0x1p-1074;
+  const double w_abs = std::fabs(weight ? *weight : 1.0);
+  t.oracle_error = 8.0 * kEps64 * ((std::fabs(lw) + 1.0 + std::fabs(y)) * p + std::fabs(lw)) * std::fabs(t.m) +
+                   4.0 * kEps64 * std::fabs(t.g) + 4.0 * kTiny64 * (std::fabs(t.m) + w_abs + 1.0);
+  t.subnormal_gain = (1.0 + std::fabs(1.0 - y) + std::fabs(lw)) * std::fabs(t.m) +
+                     (w_abs + 1.0) * scale;
+  return t;
+}
+
+/// PyTorch's sigmoid is 1 / (1 + exp(-x)): exp overflows below x = -709.78, so PyTorch's p
+/// flushes to 0 where the exact p is still a (subnormal) double. Below this x the oracle is the
+/// float64 formula of ComputeGradTerms instead.
+inline constexpr double kTorchSigmoidFlushBelow = -709.0;
+
+/// The float64 value to judge against: PyTorch's, except where its sigmoid flushes.
+inline double OracleValue(double torch_value, double x, const GradTerms& t) {
+  return x < kTorchSigmoidFlushBelow ? t.g : torch_value;
+}
+
+/// Smallest magnitude that rounds to Inf in @p dtype (round to nearest even).
+inline double OverflowThreshold(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT16: return 65520.0;                 // max 65504 + half an ulp (16)
+    case ACL_BF16: return 0x1.ffp127;                 // max 0x1.fep127 + half an ulp
+    case ACL_FLOAT: return 0x1.ffffffp127;            // max 0x1.fffffep127 + half an ulp
+    default: return HUGE_VAL;
+  }
+}
+
+/// The verdict on one element, with its error in units of the bound (0 when exact or Inf-equal).
+struct Verdict {
+  bool ok = false;
+  double abs_error = 0;
+  double error_over_bound = 0;
+  double bound = 0;
+};
+
+/// Whether @p got is an acceptable @p out_dtype result for an element whose float64 oracle is
+/// @p ref and whose terms are @p t, computed in @p compute (ACL_FLOAT or ACL_DOUBLE).
+inline Verdict Judge(double got, double ref, const GradTerms& t, aclDataType compute, aclDataType out_dtype) {
+  Verdict v;
+  // ErrorBound's floor for subnormal intermediates is not scaled by the multiplier m; p or q
+  // computed as a subnormal of the compute type carries an absolute error of a few of its
+  // smallest steps, which m (up to 1e12 here) magnifies.
+  const double compute_tiny = compute == ACL_DOUBLE ? 0x1p-1074 : 0x1p-149;
+  v.bound = bce_test::ErrorBound(ref, t.a, t.b, t.m, compute, out_dtype) + t.oracle_error +
+            4.0 * compute_tiny * t.subnormal_gain;
+  if (std::isnan(ref) || std::isnan(got)) {
+    v.ok = std::isnan(ref) && std::isnan(got);
+    return v;
+  }
+  if (std::isinf(got)) {
+    // Overflow of the final rounding (or of the compute type) is right only when the exact value
+    // lies within the bound of the overflow threshold, on the same side.
+    const double limit = std::min(OverflowThreshold(out_dtype),
+                                  compute == ACL_DOUBLE ? HUGE_VAL : OverflowThreshold(ACL_FLOAT));
+    v.ok = std::signbit(got) == std::signbit(ref) && std::fabs(ref) + v.bound >= limit;
+    return v;
+  }
+  v.abs_error = std::fabs(got - ref);
+  v.ok = v.abs_error <= v.bound;
+  v.error_over_bound = v.bound > 0 ? v.abs_error / v.bound : (v.abs_error == 0 ? 0 : HUGE_VAL);
+  return v;
+}
+
+}  // namespace bce_reliability
