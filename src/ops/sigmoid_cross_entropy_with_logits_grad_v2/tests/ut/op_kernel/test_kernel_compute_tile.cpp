@@ -1,0 +1,166 @@
+// The per-tile compute functions (ChosenKernelTable().compute[key]) called directly, XNNPACK
+// style: every tiling key, counts from 0 past several vectors and the unrolled loop, on every
+// SIMD target.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "kernel_test_util.h"
+#include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
+
+namespace bce_kernel_test {
+namespace {
+
+using aclnn_cpu::bce_grad::ChosenKernelTable;
+using aclnn_cpu::bce_grad::KernelDTypeSize;
+using aclnn_cpu::bce_grad::kTilingKeyCount;
+using aclnn_cpu::bce_grad::TilingKeyDType;
+using aclnn_cpu::bce_grad::TilingKeyHasPosWeight;
+using aclnn_cpu::bce_grad::TilingKeyHasWeight;
+
+class KernelComputeTile : public OnEverySimdTarget {};
+
+/// Lanes of the compute type in the widest vector.
+size_t MaxLanes(uint32_t key) {
+  return kWidestVectorBytes / (TilingKeyDType(key) == KernelDType::kDouble ? sizeof(double) : sizeof(float));
+}
+
+/// Counts 0 .. 5 * lanes + 1: below, at and above one vector, and past the 4-vector unrolled loop.
+size_t MaxCount(uint32_t key) { return 5 * MaxLanes(key) + 1; }
+
+struct TileInputs {
+  std::vector<double> x, y, dout, weight, pos_weight;
+};
+
+TileInputs RandomInputs(uint32_t key, size_t n, uint64_t seed) {
+  const aclDataType dtype = AclDTypeOf(TilingKeyDType(key));
+  std::mt19937_64 rng(seed);
+  TileInputs in;
+  for (size_t i = 0; i < n; ++i) {
+    in.x.push_back(RandomIn(rng, -12, 12, dtype));
+    in.y.push_back(RandomIn(rng, 0, 1, dtype));
+    in.dout.push_back(RandomIn(rng, -2, 2, dtype));
+    in.weight.push_back(RandomIn(rng, 0, 2, dtype));
+    in.pos_weight.push_back(RandomIn(rng, 0.25, 4, dtype));
+  }
+  return in;
+}
+
+TileRun RunKey(uint32_t key, const TileInputs& in, size_t count, double scale, bool stream = false, size_t misalign = 0) {
+  return RunTile(ChosenKernelTable().compute[key], key, in.x, in.y, in.dout, in.weight, in.pos_weight, count, scale,
+                 stream, misalign);
+}
+
+ElementInputs At(uint32_t key, const TileInputs& in, size_t i) {
+  ElementInputs e{in.x[i], in.y[i], in.dout[i], std::nullopt, std::nullopt};
+  if (TilingKeyHasWeight(key)) e.weight = in.weight[i];
+  if (TilingKeyHasPosWeight(key)) e.pos_weight = in.pos_weight[i];
+  return e;
+}
+
+TEST_P(KernelComputeTile, EveryKeyAndCountAroundTheVectorWidthMatchesReference) {
+  for (uint32_t key = 0; key < kTilingKeyCount; ++key) {
+    const KernelDType dtype = TilingKeyDType(key);
+    const TileInputs in = RandomInputs(key, MaxCount(key), key);
+    const double scale = dtype == KernelDType::kDouble ? 1.0 / 3 : static_cast<double>(1.0f / 3);
+    for (size_t count = 0; count <= MaxCount(key); ++count) {
+      const TileRun run = RunKey(key, in, count, scale);
+      ASSERT_TRUE(run.guards_intact) << TilingKeyLabel(key) << " count " << count << ": wrote outside the tile";
+      for (size_t i = 0; i < count; ++i) {
+        ASSERT_TRUE(MatchesReference(run.values[i], At(key, in, i), scale, ComputeDTypeOf(dtype), AclDTypeOf(dtype)))
+            << TilingKeyLabel(key) << " count " << count << " element " << i;
+      }
+    }
+  }
+}
+
+TEST_P(KernelComputeTile, ZeroCountWritesNothing) {
+  for (uint32_t key = 0; key < kTilingKeyCount; ++key) {
+    const TileInputs in = RandomInputs(key, 1, key);
+    EXPECT_TRUE(RunKey(key, in, 0, 1.0).guards_intact) << TilingKeyLabel(key);
+  }
+}
+
+TEST_P(KernelComputeTile, ResultOfAnElementDoesNotDependOnCountOrPosition) {
+  // The same inputs give the same bits in the vector loop, the unrolled loop or the padded tail.
+  for (uint32_t key = 0; key < kTilingKeyCount; ++key) {
+    const size_t n = MaxCount(key) + MaxLanes(key);
+    const TileInputs in = RandomInputs(key, n, 50 + key);
+    const TileRun full = RunKey(key, in, n, 0.5);
+    for (size_t shift = 0; shift <= MaxLanes(key); shift += 3) {
+      TileInputs shifted;
+      for (auto [src, dst] : {std::pair{&in.x, &shifted.x}, {&in.y, &shifted.y}, {&in.dout, &shifted.dout},
+                              {&in.weight, &shifted.weight}, {&in.pos_weight, &shifted.pos_weight}}) {
+        dst->assign(src->begin() + static_cast<ptrdiff_t>(shift), src->end());
+      }
+      for (size_t count : {size_t{1}, MaxLanes(key) - 1, MaxLanes(key) + 1, 4 * MaxLanes(key) + 3}) {
+        const TileRun part = RunKey(key, shifted, count, 0.5);
+        for (size_t i = 0; i < count; ++i) {
+          ASSERT_EQ(part.bits[i], full.bits[shift + i])
+              << TilingKeyLabel(key) << " element " << shift + i << " at position " << i << " of " << count;
+        }
+      }
+    }
+  }
+}
+
+TEST_P(KernelComputeTile, NonTemporalStoresGiveTheSameBitsAndStayInTheTile) {
+  for (uint32_t key = 0; key < kTilingKeyCount; ++key) {
+    const TileInputs in = RandomInputs(key, MaxCount(key), 70 + key);
+    for (size_t count = 0; count <= MaxCount(key); ++count) {
+      const TileRun plain = RunKey(key, in, count, 1.0);
+      for (size_t misalign : {size_t{0}, size_t{1}}) {  // aligned: streamed; misaligned: plain stores
+        const TileRun streamed = RunKey(key, in, count, 1.0, /*stream=*/true, misalign);
+        ASSERT_TRUE(streamed.guards_intact) << TilingKeyLabel(key) << " count " << count << " misalign " << misalign;
+        ASSERT_EQ(streamed.bits, plain.bits) << TilingKeyLabel(key) << " count " << count << " misalign " << misalign;
+      }
+    }
+  }
+}
+
+TEST_P(KernelComputeTile, OutputMayAliasPredictOrDoutExactly) {
+  for (uint32_t key = 0; key < kTilingKeyCount; ++key) {
+    const KernelDType dtype = TilingKeyDType(key);
+    const aclDataType acl = AclDTypeOf(dtype);
+    const size_t n = MaxCount(key);
+    const TileInputs in = RandomInputs(key, n, 90 + key);
+    const TileRun separate = RunKey(key, in, n, 1.0);
+    for (int aliased : {0, 2}) {  // predict, dout
+      GuardedBuffer x(static_cast<int64_t>(n), acl), y(static_cast<int64_t>(n), acl), dout(static_cast<int64_t>(n), acl),
+          w(static_cast<int64_t>(n), acl), pw(static_cast<int64_t>(n), acl);
+      for (size_t i = 0; i < n; ++i) {
+        const auto k = static_cast<int64_t>(i);
+        x.Set(k, in.x[i]);
+        y.Set(k, in.y[i]);
+        dout.Set(k, in.dout[i]);
+        w.Set(k, in.weight[i]);
+        pw.Set(k, in.pos_weight[i]);
+      }
+      TileOperands io;
+      io.predict = x.data();
+      io.target = y.data();
+      io.dout = dout.data();
+      io.weight = TilingKeyHasWeight(key) ? w.data() : nullptr;
+      io.pos_weight = TilingKeyHasPosWeight(key) ? pw.data() : nullptr;
+      GuardedBuffer& out = aliased == 0 ? x : dout;
+      io.gradient = out.data();
+      ChosenKernelTable().compute[key](io, n, 1.0);
+      for (size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(out.Bits(static_cast<int64_t>(i)), separate.bits[i])
+            << TilingKeyLabel(key) << (aliased == 0 ? " in place of predict" : " in place of dout") << ", element " << i;
+      }
+    }
+  }
+}
+
+TEST_P(KernelComputeTile, TableHasAKernelForEveryKeyAndNamesItsTarget) {
+  const auto& table = ChosenKernelTable();
+  for (uint32_t key = 0; key < kTilingKeyCount; ++key) EXPECT_NE(table.compute[key], nullptr) << key;
+  EXPECT_STREQ(table.target_name, target_name());
+}
+
+INSTANTIATE_TEST_SUITE_P(SimdTargets, KernelComputeTile, ::testing::ValuesIn(hwy::SupportedAndGeneratedTargets()),
+                         SimdTargetName);
+
+}  // namespace
+}  // namespace bce_kernel_test

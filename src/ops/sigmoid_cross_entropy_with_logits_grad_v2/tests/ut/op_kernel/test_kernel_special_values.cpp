@@ -1,0 +1,174 @@
+// Special values through the kernel (SPEC §1): huge and infinite logits saturate the sigmoid
+// without NaN, -0 is a logit of 0, NaN in any operand propagates; on every SIMD target.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "kernel_test_util.h"
+#include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
+
+namespace bce_kernel_test {
+namespace {
+
+using aclnn_cpu::bce_grad::ChosenKernelTable;
+using aclnn_cpu::bce_grad::MakeTilingKey;
+
+class KernelSpecialValues : public OnEverySimdTarget {};
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// The largest finite value of each kernel dtype.
+double MaxFinite(KernelDType dtype) {
+  switch (dtype) {
+    case KernelDType::kFloat: return std::numeric_limits<float>::max();
+    case KernelDType::kFloat16: return 65504.0;
+    case KernelDType::kBFloat16: return 0x1.FEp127;
+    case KernelDType::kDouble: return std::numeric_limits<double>::max();
+  }
+  return 0;
+}
+
+/// @p value rounded once to @p dtype, as the kernel will see it.
+double RoundTo(KernelDType dtype, double value) {
+  alignas(8) uint8_t element[8];
+  aclnn_cpu::StoreFromDouble(element, AclDTypeOf(dtype), 0, value);
+  return aclnn_cpu::LoadAsDouble(element, AclDTypeOf(dtype), 0);
+}
+
+/// Element-wise inputs of one call in one dtype (each value rounded to it on Add).
+struct Grid {
+  KernelDType dtype;
+  std::vector<double> x, y, dout, weight, pos_weight;
+  void Add(double xi, double yi, double douti, double wi, double pwi) {
+    x.push_back(RoundTo(dtype, xi));
+    y.push_back(RoundTo(dtype, yi));
+    dout.push_back(RoundTo(dtype, douti));
+    weight.push_back(RoundTo(dtype, wi));
+    pos_weight.push_back(RoundTo(dtype, pwi));
+  }
+};
+
+/// Runs key (dtype, weight, pos_weight) on the grid and checks each element against the reference.
+void ExpectGridMatchesReference(KernelDType dtype, bool weight, bool pos_weight, const Grid& g, bool expect_finite) {
+  const uint32_t key = MakeTilingKey(dtype, weight, pos_weight);
+  const TileRun run = RunTile(ChosenKernelTable().compute[key], key, g.x, g.y, g.dout, g.weight, g.pos_weight,
+                              g.x.size(), 1.0);
+  ASSERT_TRUE(run.guards_intact);
+  for (size_t i = 0; i < g.x.size(); ++i) {
+    ElementInputs in{g.x[i], g.y[i], g.dout[i], std::nullopt, std::nullopt};
+    if (weight) in.weight = g.weight[i];
+    if (pos_weight) in.pos_weight = g.pos_weight[i];
+    if (expect_finite) {
+      EXPECT_TRUE(std::isfinite(run.values[i])) << TilingKeyLabel(key) << " x=" << g.x[i] << " y=" << g.y[i]
+                                                << " gives " << run.values[i];
+    }
+    EXPECT_TRUE(MatchesReference(run.values[i], in, 1.0, ComputeDTypeOf(dtype), AclDTypeOf(dtype)))
+        << TilingKeyLabel(key) << " element " << i;
+  }
+}
+
+TEST_P(KernelSpecialValues, HugeFiniteLogitsSaturateTheSigmoidWithoutNaN) {
+  for (KernelDType dtype : kAllKernelDTypes) {
+    const double max = MaxFinite(dtype);
+    Grid g{dtype, {}, {}, {}, {}, {}};
+    for (double x : {1e30, 1e4, 200.0, 104.0, 88.8, 30.0, max, std::min(max, 1e300)}) {
+      for (double sign : {1.0, -1.0}) {
+        for (double y : {0.0, 0.3, 1.0}) {
+          if (std::fabs(x) > max) continue;
+          g.Add(sign * x, y, 1.0, 1.5, 2.0);
+        }
+      }
+    }
+    for (bool weight : {false, true}) {
+      for (bool pos_weight : {false, true}) ExpectGridMatchesReference(dtype, weight, pos_weight, g, true);
+    }
+  }
+}
+
+TEST_P(KernelSpecialValues, InfiniteLogitsGiveTheLimitsOfTheGradient) {
+  // x = +Inf: p = 1, q = 0, g = 1 - y; x = -Inf: p = 0, q = 1, g = -pos_weight * y.
+  for (KernelDType dtype : kAllKernelDTypes) {
+    Grid g{dtype, {}, {}, {}, {}, {}};
+    for (double x : {kInf, -kInf}) {
+      for (double y : {0.0, 0.25, 1.0}) g.Add(x, y, 1.0, 1.0, 3.0);
+    }
+    const uint32_t key = MakeTilingKey(dtype, false, true);
+    const TileRun run = RunTile(ChosenKernelTable().compute[key], key, g.x, g.y, g.dout, g.weight, g.pos_weight,
+                                g.x.size(), 1.0);
+    for (size_t i = 0; i < g.x.size(); ++i) {
+      const double expected = g.x[i] > 0 ? 1.0 - g.y[i] : -3.0 * g.y[i];
+      EXPECT_EQ(run.values[i], expected) << KernelDTypeLabel(dtype) << " x=" << g.x[i] << " y=" << g.y[i];
+    }
+  }
+}
+
+TEST_P(KernelSpecialValues, ZeroLogitOfEitherSignGivesHalfMinusTarget) {
+  for (KernelDType dtype : kAllKernelDTypes) {
+    Grid g{dtype, {}, {}, {}, {}, {}};
+    for (double x : {0.0, -0.0}) {
+      for (double y : {0.0, 0.5, 1.0}) g.Add(x, y, 1.0, 1.0, 1.0);
+    }
+    const uint32_t key = MakeTilingKey(dtype, false, false);
+    const TileRun run = RunTile(ChosenKernelTable().compute[key], key, g.x, g.y, g.dout, g.weight, g.pos_weight,
+                                g.x.size(), 1.0);
+    for (size_t i = 0; i < g.x.size(); ++i) {
+      EXPECT_EQ(run.values[i], 0.5 - g.y[i]) << KernelDTypeLabel(dtype) << " x=" << g.x[i] << " y=" << g.y[i];
+    }
+  }
+}
+
+TEST_P(KernelSpecialValues, NaNInAnyOperandGivesNaN) {
+  for (KernelDType dtype : kAllKernelDTypes) {
+    for (int operand = 0; operand < 5; ++operand) {
+      Grid g{dtype, {}, {}, {}, {}, {}};
+      for (double x : {-3.0, 0.0, 2.0, 50.0}) {
+        double v[5] = {x, 0.25, 1.0, 1.0, 2.0};
+        v[operand] = kNaN;
+        g.Add(v[0], v[1], v[2], v[3], v[4]);
+      }
+      const uint32_t key = MakeTilingKey(dtype, true, true);
+      const TileRun run = RunTile(ChosenKernelTable().compute[key], key, g.x, g.y, g.dout, g.weight, g.pos_weight,
+                                  g.x.size(), 1.0);
+      for (size_t i = 0; i < g.x.size(); ++i) {
+        EXPECT_TRUE(std::isnan(run.values[i])) << KernelDTypeLabel(dtype) << " NaN in operand " << operand
+                                               << ", x=" << g.x[i] << " gives " << run.values[i];
+      }
+    }
+  }
+}
+
+TEST_P(KernelSpecialValues, NaNScaleGivesNaN) {
+  for (KernelDType dtype : kAllKernelDTypes) {
+    Grid g{dtype, {}, {}, {}, {}, {}};
+    g.Add(1.0, 0.5, 1.0, 1.0, 1.0);
+    const uint32_t key = MakeTilingKey(dtype, false, false);
+    const TileRun run = RunTile(ChosenKernelTable().compute[key], key, g.x, g.y, g.dout, g.weight, g.pos_weight, 1, kNaN);
+    EXPECT_TRUE(std::isnan(run.values[0])) << KernelDTypeLabel(dtype);
+  }
+}
+
+TEST_P(KernelSpecialValues, FiniteInputsOfAnyMagnitudeGiveFiniteResults) {
+  // Logits over the whole exponent range of the dtype, labels in [0, 1], bounded weights.
+  for (KernelDType dtype : kAllKernelDTypes) {
+    const aclDataType acl = AclDTypeOf(dtype);
+    const double max_exponent = std::log10(MaxFinite(dtype)) - 0.01;
+    std::mt19937_64 rng(static_cast<uint64_t>(dtype) + 1);
+    std::uniform_real_distribution<double> exponent(-max_exponent, max_exponent);
+    Grid g{dtype, {}, {}, {}, {}, {}};
+    for (int i = 0; i < 2000; ++i) {
+      const double magnitude = std::pow(10.0, exponent(rng));
+      g.Add(RandomIn(rng, 0, 1, acl) < 0.5 ? -magnitude : magnitude, RandomIn(rng, 0, 1, acl), RandomIn(rng, -4, 4, acl),
+            RandomIn(rng, 0, 4, acl), RandomIn(rng, 0, 8, acl));
+    }
+    ExpectGridMatchesReference(dtype, true, true, g, true);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SimdTargets, KernelSpecialValues, ::testing::ValuesIn(hwy::SupportedAndGeneratedTargets()),
+                         SimdTargetName);
+
+}  // namespace
+}  // namespace bce_kernel_test
