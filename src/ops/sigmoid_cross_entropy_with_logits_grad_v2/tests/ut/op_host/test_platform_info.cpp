@@ -19,6 +19,13 @@ TEST(CpuPlatform, ReadsAPlausibleL2CacheSize) {
   EXPECT_LE(l2, 256 * kMiB);  // no CPU has an L2 that large per core
 }
 
+TEST(CpuPlatform, ReadsAPlausibleLastLevelCacheSize) {
+  const uint64_t llc = aclnn_cpu::CpuLastLevelCacheBytes();
+  EXPECT_GE(llc, 1 * kMiB);
+  EXPECT_LE(llc, 4096 * kMiB);
+  EXPECT_EQ(CpuPlatform(8).llc_bytes, llc);
+}
+
 TEST(CpuPlatform, UsesTheRequestedCoreCount) {
   for (uint64_t cores : {1, 2, 3, 16, 64}) EXPECT_EQ(CpuPlatform(cores).core_num, cores);
 }

@@ -213,6 +213,30 @@ TEST(KernelDTypeSize, IsTheStorageSizeOfEachKernelDType) {
   EXPECT_EQ(KernelDTypeSize(KernelDType::kDouble), 8u);
 }
 
+TEST(TilingStreaming, OutputIsStreamedOnlyWhenTheTrafficExceedsTheLastLevelCache) {
+  const PlatformInfo platform = aclnn_cpu::CpuPlatform(16);
+  ASSERT_GT(platform.llc_bytes, 0u);
+  for (KernelDType dtype : kAllKernelDTypes) {
+    const uint64_t bytes_per_element = DenseProblem(1, dtype, true, true).bytes_per_element;
+    const uint64_t fits = platform.llc_bytes / bytes_per_element;  // total bytes <= llc
+    const auto small = ComputeTiling(platform, DenseProblem(fits, dtype, true, true));
+    const auto large = ComputeTiling(platform, DenseProblem(fits + 1, dtype, true, true));
+    ASSERT_TRUE(small.has_value() && large.has_value());
+    EXPECT_EQ(small->data.nonTemporalOut, 0u) << KernelDTypeLabel(dtype);
+    EXPECT_EQ(large->data.nonTemporalOut, 1u) << KernelDTypeLabel(dtype);
+    EXPECT_EQ(ComputeTiling(platform, DenseProblem(1024, dtype, true, true))->data.nonTemporalOut, 0u);
+  }
+}
+
+TEST(TilingStreaming, PlatformWithoutALastLevelCacheNeverStreams) {
+  const PlatformInfo platform = aclnn_cpu::AtlasA2Platform();
+  for (uint64_t total : kTilingSizes) {
+    const auto r = ComputeTiling(platform, DenseProblem(total, KernelDType::kFloat, true, true));
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->data.nonTemporalOut, 0u) << total;
+  }
+}
+
 TEST(TilingMalformed, ZeroElementsGiveNoTiling) {
   for (const PlatformInfo& platform : AllPlatforms()) {
     EXPECT_FALSE(ComputeTiling(platform, DenseProblem(0, KernelDType::kFloat, true, true)).has_value())
