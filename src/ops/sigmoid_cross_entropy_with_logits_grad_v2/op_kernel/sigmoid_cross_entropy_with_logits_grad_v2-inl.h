@@ -163,6 +163,49 @@ HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, T* HWY_RESTRICT p) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// ExpNonPositive: e^x for x <= 0, the only range the gradient needs (it takes exp(-|x|)).
+//
+// Contract (float lanes): max error 1 ULP against the correctly rounded e^x, including results
+// in the subnormal range; x < -104 gives +0 (below half the smallest subnormal); -inf gives +0.
+// NaN input: the result is unspecified (the caller puts the NaN back). Float64 lanes use
+// Highway's Exp (1 ULP on [-DBL_MAX, +706]).
+//
+// Written here rather than taken from Highway because its general Exp spends about 40% more
+// instructions on what this range does not need (saturating float->int conversions, a second
+// scaling step, a lower-bound select), and exp is most of the kernel's arithmetic. Same method:
+//   k = round(x / ln2) via the 1.5 * 2^23 rounding constant (no float->int conversion),
+//   r = x - k ln2 in two parts (|r| <= ln2 / 2), e^r = 1 + r + r^2 P(r) with a degree-5
+//   minimax P (Cephes expf), then e^x = (e^r * 2^(k + 64)) * 2^-64: the first product is exact
+//   and normal for every k >= -150, the second rounds once, also into the subnormals.
+// ---------------------------------------------------------------------------------------------
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V ExpNonPositive(D d, V x) {
+  if constexpr (sizeof(hn::TFromD<D>) == 8) {
+    return hn::Exp(d, x);
+  } else {
+    const hn::RebindToSigned<D> di;
+    const V kRound = hn::Set(d, 12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
+    const V x_clamped = hn::Max(x, hn::Set(d, -104.0f));
+    const V t = hn::MulAdd(x_clamped, hn::Set(d, 1.44269504088896341f), kRound);
+    const V k = hn::Sub(t, kRound);
+    V r = hn::MulAdd(k, hn::Set(d, -0.693145751953125f), x_clamped);  // ln2 split: exact product
+    r = hn::MulAdd(k, hn::Set(d, -1.428606765330187045e-6f), r);
+    V poly = hn::Set(d, 1.9875691500e-4f);
+    poly = hn::MulAdd(poly, r, hn::Set(d, 1.3981999507e-3f));
+    poly = hn::MulAdd(poly, r, hn::Set(d, 8.3334519073e-3f));
+    poly = hn::MulAdd(poly, r, hn::Set(d, 4.1665795894e-2f));
+    poly = hn::MulAdd(poly, r, hn::Set(d, 1.6666665459e-1f));
+    poly = hn::MulAdd(poly, r, hn::Set(d, 5.0000001201e-1f));
+    const V exp_r = hn::Add(hn::MulAdd(poly, hn::Mul(r, r), r), hn::Set(d, 1.0f));
+    // bits(t) - bits(kRound) = k; the exponent field of 2^(k + 64) is k + 64 + 127.
+    constexpr int32_t kRoundBits = 0x4B400000;  // bits of 1.5 * 2^23
+    const auto biased = hn::Sub(hn::BitCast(di, t), hn::Set(di, kRoundBits - 64 - 127));
+    const V scale_up = hn::BitCast(d, hn::ShiftLeft<23>(biased));
+    return hn::Mul(hn::Mul(exp_r, scale_up), hn::Set(d, 0x1p-64f));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Gradient of one vector.
 //
 // Contract: for compute type C (fp32, or fp64 for fp64 storage), per lane
@@ -171,15 +214,15 @@ HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, T* HWY_RESTRICT p) {
 //   lw = pos_weight * y (y without pos_weight)
 //   g  = ((1 - y) * p - lw * q) * dout [* weight] * scale
 // which equals the seed's (lw + 1 - y) * p - lw but does not cancel where p - y does (y = 1,
-// large x). Exp is Highway's (max 1 ULP, valid on [-FLT_MAX, 0] as used here; below -104 it gives
-// 0, so p and q are exact 0/1 for |x| beyond ~88). NaN x propagates (Highway's Exp maps NaN to 0,
-// so the NaN is put back); +-Inf x gives p, q in {0, 1}. No FMA is contracted (-ffp-contract=off),
+// large x). e is ExpNonPositive (max 1 ULP; 0 below -104, so p and q are exact 0/1 for |x| beyond
+// ~104, and e keeps its subnormal values above). NaN x propagates (exp's NaN result is
+// unspecified, so the NaN is put back); +-Inf x gives p, q in {0, 1}. No FMA is contracted (-ffp-contract=off),
 // and no step depends on the lane or the tile, so a value's result is the same wherever it sits.
 // ---------------------------------------------------------------------------------------------
 template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
 HWY_INLINE V GradientVector(D d, V x, V y, V dout, V weight, V pos_weight, V scale) {
   const V one = hn::Set(d, 1);
-  V e = hn::Exp(d, hn::Neg(hn::Abs(x)));
+  V e = ExpNonPositive(d, hn::Neg(hn::Abs(x)));
   e = hn::IfThenElse(hn::Eq(x, x), e, x);  // NaN in, NaN out
   const V r = hn::Div(one, hn::Add(one, e));
   const V er = hn::Mul(e, r);
@@ -193,70 +236,118 @@ HWY_INLINE V GradientVector(D d, V x, V y, V dout, V weight, V pos_weight, V sca
   return hn::Mul(g, scale);
 }
 
+/// The unit the kernel loads and stores: kVectors compute vectors of Lanes(d) elements each.
+/// bf16 loads one whole register of 2 * Lanes(d) values and splits it into the even and the odd
+/// elements with one shift and one mask (a bf16 is the top half of a float), and joins them back
+/// the same way on store: half the instructions of widening half-registers. The computation is
+/// per element, so the order within a chunk does not matter.
+template <class T, class D>
+struct Chunk {
+  static constexpr size_t kVectors = 1;
+  using V = hn::Vec<D>;
+  static HWY_INLINE void Load(D d, const T* HWY_RESTRICT p, V* v) { v[0] = LoadWide(d, p); }
+  template <bool kStream>
+  static HWY_INLINE void Store(D d, const V* v, T* HWY_RESTRICT p) {
+    StoreNarrow<kStream>(d, v[0], p);
+  }
+  static constexpr bool kCanStreamChunk = kCanStream<T, D>;
+};
+
+template <class D>
+struct Chunk<hwy::bfloat16_t, D> {
+  static constexpr size_t kVectors = 2;
+  using V = hn::Vec<D>;
+  static HWY_INLINE void Load(D d, const hwy::bfloat16_t* HWY_RESTRICT p, V* v) {
+    const hn::RebindToUnsigned<D> du;
+    const auto pairs = hn::LoadU(du, reinterpret_cast<const uint32_t*>(p));
+    v[0] = hn::BitCast(d, hn::ShiftLeft<16>(pairs));                      // even elements
+    v[1] = hn::BitCast(d, hn::And(pairs, hn::Set(du, 0xFFFF0000u)));      // odd elements
+  }
+  template <bool kStream>
+  static HWY_INLINE void Store(D d, const V* v, hwy::bfloat16_t* HWY_RESTRICT p) {
+    const hn::RebindToUnsigned<D> du;
+    const auto pairs = hn::Or(FloatToBFloat16Bits(d, v[0]), hn::ShiftLeft<16>(FloatToBFloat16Bits(d, v[1])));
+    if constexpr (kStream) {
+      hn::Stream(pairs, du, reinterpret_cast<uint32_t*>(p));
+    } else {
+      hn::StoreU(pairs, du, reinterpret_cast<uint32_t*>(p));
+    }
+  }
+  static constexpr bool kCanStreamChunk = true;  // always a whole register
+};
+
 /// Kernel<T, HAS_WEIGHT, HAS_POS_WEIGHT>: the AscendC kernel's Compute stage on one tile.
 /// T: storage type (float, double, hwy::float16_t, hwy::bfloat16_t); computes in float (double
-/// for T = double). A partial last vector is copied into a full one and run through the same
-/// code, so every element goes through identical instructions.
+/// for T = double). A partial last chunk is copied into a full one and run through the same
+/// code, so every element goes through identical instructions wherever it sits.
 template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT>
 struct Kernel {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
   static void Compute(const TileOperands& io, size_t count, double scale_in) {
     const hn::ScalableTag<C> d;
-    const size_t lanes = hn::Lanes(d);
+    using V = hn::Vec<decltype(d)>;
+    using ChunkIo = Chunk<T, decltype(d)>;
+    constexpr size_t kVectors = ChunkIo::kVectors;
+    const size_t chunk = hn::Lanes(d) * kVectors;
     const T* HWY_RESTRICT x = static_cast<const T*>(io.predict);
     const T* HWY_RESTRICT y = static_cast<const T*>(io.target);
     const T* HWY_RESTRICT dout = static_cast<const T*>(io.dout);
     const T* HWY_RESTRICT w = static_cast<const T*>(io.weight);
     const T* HWY_RESTRICT pw = static_cast<const T*>(io.pos_weight);
     T* g = static_cast<T*>(io.gradient);  // may alias predict or dout exactly
-    const auto scale = hn::Set(d, static_cast<C>(scale_in));
-    const auto unused = hn::Zero(d);
+    const V scale = hn::Set(d, static_cast<C>(scale_in));
 
-    const auto one_vector = [&](size_t i, auto stream_tag) HWY_ATTR {
-      const auto vw = HAS_WEIGHT ? LoadWide(d, w + i) : unused;
-      const auto vpw = HAS_POS_WEIGHT ? LoadWide(d, pw + i) : unused;
-      const auto out = GradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, LoadWide(d, x + i), LoadWide(d, y + i),
-                                                                  LoadWide(d, dout + i), vw, vpw, scale);
-      StoreNarrow<decltype(stream_tag)::value>(d, out, g + i);
+    const auto one_chunk = [&](const T* cx, const T* cy, const T* cd, const T* cw, const T* cpw, T* cg,
+                               auto stream_tag) HWY_ATTR {
+      V vx[kVectors], vy[kVectors], vd[kVectors], vw[kVectors], vpw[kVectors], out[kVectors];
+      ChunkIo::Load(d, cx, vx);
+      ChunkIo::Load(d, cy, vy);
+      ChunkIo::Load(d, cd, vd);
+      for (size_t v = 0; v < kVectors; ++v) vw[v] = vpw[v] = hn::Zero(d);
+      if constexpr (HAS_WEIGHT) ChunkIo::Load(d, cw, vw);
+      if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, cpw, vpw);
+      for (size_t v = 0; v < kVectors; ++v) {
+        out[v] = GradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx[v], vy[v], vd[v], vw[v], vpw[v], scale);
+      }
+      ChunkIo::template Store<decltype(stream_tag)::value>(d, out, cg);
+    };
+    const auto at = [&](size_t i, auto stream_tag) HWY_ATTR {
+      one_chunk(x + i, y + i, dout + i, HAS_WEIGHT ? w + i : nullptr, HAS_POS_WEIGHT ? pw + i : nullptr, g + i,
+                stream_tag);
     };
     // Four independent vectors per iteration hide the latency of exp and the division (the
     // per-vector chain is long); each vector still runs exactly the same instructions.
+    constexpr size_t kChunksPerIteration = 4 / kVectors;
     const auto main_loop = [&](auto stream_tag) HWY_ATTR {
       size_t k = 0;
-      for (; k + 4 * lanes <= count; k += 4 * lanes) {
-        one_vector(k, stream_tag);
-        one_vector(k + lanes, stream_tag);
-        one_vector(k + 2 * lanes, stream_tag);
-        one_vector(k + 3 * lanes, stream_tag);
+      for (; k + kChunksPerIteration * chunk <= count; k += kChunksPerIteration * chunk) {
+        for (size_t c = 0; c < kChunksPerIteration; ++c) at(k + c * chunk, stream_tag);
       }
-      for (; k + lanes <= count; k += lanes) one_vector(k, stream_tag);
+      for (; k + chunk <= count; k += chunk) at(k, stream_tag);
       return k;
     };
     size_t i;
-    const bool aligned = reinterpret_cast<uintptr_t>(g) % (lanes * sizeof(T)) == 0;
-    if (kCanStream<T, decltype(d)> && io.stream_gradient && aligned) {
+    const bool aligned = reinterpret_cast<uintptr_t>(g) % (chunk * sizeof(T)) == 0;
+    if (ChunkIo::kCanStreamChunk && io.stream_gradient && aligned) {
       i = main_loop(std::true_type{});
       hwy::FlushStream();
     } else {
       i = main_loop(std::false_type{});
     }
     if (i == count) return;
-    // Tail: pad to a full vector with copies of element i (any finite value would do).
-    constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(C);
-    HWY_ALIGN T buf[kOperandCount][kMaxLanes];
+    // Tail: pad to a full chunk with copies of element i (any finite value would do).
+    constexpr size_t kMaxChunk = HWY_MAX_BYTES / sizeof(C) * kVectors;
+    HWY_ALIGN T buf[kOperandCount][kMaxChunk];
     const size_t rest = count - i;
     const T* sources[kOperandCount - 1] = {x, y, dout, w, pw};
     for (int o = 0; o < kOperandCount - 1; ++o) {
       if (sources[o] == nullptr) continue;
       std::memcpy(buf[o], sources[o] + i, rest * sizeof(T));
-      for (size_t k = rest; k < lanes; ++k) buf[o][k] = sources[o][i];
+      for (size_t k = rest; k < chunk; ++k) buf[o][k] = sources[o][i];
     }
-    const auto vw = HAS_WEIGHT ? LoadWide(d, buf[kWeight]) : unused;
-    const auto vpw = HAS_POS_WEIGHT ? LoadWide(d, buf[kPosWeight]) : unused;
-    const auto out = GradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, LoadWide(d, buf[kPredict]), LoadWide(d, buf[kTarget]),
-                                                                LoadWide(d, buf[kDout]), vw, vpw, scale);
-    StoreNarrow(d, out, buf[kGradient]);
+    one_chunk(buf[kPredict], buf[kTarget], buf[kDout], buf[kWeight], buf[kPosWeight], buf[kGradient],
+              std::false_type{});
     std::memcpy(g + i, buf[kGradient], rest * sizeof(T));
   }
 };
