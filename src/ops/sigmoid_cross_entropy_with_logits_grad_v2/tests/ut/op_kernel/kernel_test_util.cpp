@@ -353,23 +353,26 @@ TileRun RunTile(ComputeTileFn fn, uint32_t key, const std::vector<double>& x, co
                 size_t out_misalign_elems) {
   const aclDataType dtype = AclDTypeOf(TilingKeyDType(key));
   const auto n = static_cast<int64_t>(count);
+  // Inputs in allocations of exactly count elements, so that a sanitizer build catches a read
+  // past the tile.
+  const size_t elem_bytes = aclnn_cpu::DTypeSize(dtype);
   auto make = [&](const std::vector<double>& values) {
-    auto buffer = std::make_unique<GuardedBuffer>(n, dtype);
-    for (int64_t i = 0; i < n; ++i) buffer->Set(i, values[static_cast<size_t>(i)]);
+    std::vector<uint8_t> buffer(count * elem_bytes);
+    for (int64_t i = 0; i < n; ++i) aclnn_cpu::StoreFromDouble(buffer.data(), dtype, i, values[static_cast<size_t>(i)]);
     return buffer;
   };
   const auto bx = make(x), by = make(y), bdout = make(dout);
-  std::unique_ptr<GuardedBuffer> bw, bpw;
+  std::vector<uint8_t> bw, bpw;
   if (TilingKeyHasWeight(key)) bw = make(weight);
   if (TilingKeyHasPosWeight(key)) bpw = make(pos_weight);
   const auto misalign = static_cast<int64_t>(out_misalign_elems);
   GuardedBuffer out(n + misalign, dtype);
   TileOperands io;
-  io.predict = bx->data();
-  io.target = by->data();
-  io.dout = bdout->data();
-  io.weight = bw ? bw->data() : nullptr;  // absent inputs must not be read
-  io.pos_weight = bpw ? bpw->data() : nullptr;
+  io.predict = bx.data();
+  io.target = by.data();
+  io.dout = bdout.data();
+  io.weight = TilingKeyHasWeight(key) ? bw.data() : nullptr;  // absent inputs must not be read
+  io.pos_weight = TilingKeyHasPosWeight(key) ? bpw.data() : nullptr;
   io.gradient = static_cast<uint8_t*>(out.data()) + out_misalign_elems * out.elem_bytes();
   io.stream_gradient = stream;
   fn(io, count, scale);

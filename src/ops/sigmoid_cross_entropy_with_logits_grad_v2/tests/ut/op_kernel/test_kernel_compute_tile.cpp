@@ -25,8 +25,9 @@ size_t MaxLanes(uint32_t key) {
   return kWidestVectorBytes / (TilingKeyDType(key) == KernelDType::kDouble ? sizeof(double) : sizeof(float));
 }
 
-/// Counts 0 .. 5 * lanes + 1: below, at and above one vector, and past the 4-vector unrolled loop.
-size_t MaxCount(uint32_t key) { return 5 * MaxLanes(key) + 1; }
+/// Counts 0 .. 12 * lanes + 1: below, at and above one vector, and past the unrolled loop of
+/// four vectors (or two chunks of two vectors for bf16) followed by a single chunk and a tail.
+size_t MaxCount(uint32_t key) { return 12 * MaxLanes(key) + 1; }
 
 struct TileInputs {
   std::vector<double> x, y, dout, weight, pos_weight;

@@ -145,7 +145,9 @@ std::vector<float> RoundingDecisions(const Format16& f) {
 /// Feeds every rounding decision through the kernel's store (as -scale, see the top of the file),
 /// in a full vector on every target, and compares with the reference and the scalar conversion.
 void ExpectStoreRoundsToNearestEven(const Format16& f) {
-  constexpr size_t kCount = kWidestVectorBytes / sizeof(float);  // a full vector on every target
+  // Two full fp32 vectors on every target: the main loop's whole chunk even where bf16 is
+  // loaded as one register of two vectors' worth.
+  constexpr size_t kCount = 2 * kWidestVectorBytes / sizeof(float);
   RawInputs<uint16_t> in;
   for (size_t i = 0; i < kCount; ++i) in.Add(f.minus_inf, f.one, f.one, f.one, f.one);
   const uint32_t key = MakeTilingKey(f.dtype, false, false);
@@ -174,7 +176,7 @@ TEST_P(KernelNarrowing, Bf16StoreRoundsEveryTieToEvenAndTheRestToNearest) { Expe
 /// NaNs that did not (with what they became).
 std::string NaNsNotStoredAsQuietNaN(const Format16& f) {
   RawInputs<uint16_t> in;
-  for (size_t i = 0; i < kWidestVectorBytes / sizeof(float); ++i) in.Add(f.minus_inf, f.one, f.one, f.one, f.one);
+  for (size_t i = 0; i < 2 * kWidestVectorBytes / sizeof(float); ++i) in.Add(f.minus_inf, f.one, f.one, f.one, f.one);
   const uint32_t key = MakeTilingKey(f.dtype, false, false);
   std::ostringstream lost;
   for (uint32_t nan : {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0x7FC00001u, 0x7FFF8000u, 0x7FFFFFFFu, 0xFFFFFFFFu,

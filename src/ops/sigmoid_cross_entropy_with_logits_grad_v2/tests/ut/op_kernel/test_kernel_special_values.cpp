@@ -167,6 +167,62 @@ TEST_P(KernelSpecialValues, FiniteInputsOfAnyMagnitudeGiveFiniteResults) {
   }
 }
 
+/// Ulp of @p value in a binary format with @p precision significand bits whose smallest normal
+/// is 2^min_exponent (the subnormal ulp below it).
+double UlpOf(double value, int precision, int min_exponent) {
+  const int exponent = std::max(std::ilogb(std::fabs(value)), min_exponent);
+  return std::ldexp(1.0, exponent - (precision - 1));
+}
+
+/// For x <= @p below, 1 + e^x rounds to 1 in the compute type, so with y = 0 and dout = 1 the
+/// kernel returns its exp(x) itself: check it is within 1 ulp of the correctly rounded e^x (so
+/// 1.5 ulp of the exact value), subnormal results included, and +0 past the underflow limit.
+template <class F>
+void ExpectExpOfNegativeLogitsWithinOneUlp(KernelDType dtype, double lowest, double below, double underflow) {
+  constexpr int kPrecision = std::numeric_limits<F>::digits;
+  constexpr int kMinExponent = std::numeric_limits<F>::min_exponent - 1;
+  std::mt19937_64 rng(77);
+  std::uniform_real_distribution<double> logit(lowest, below);
+  std::vector<F> x, y, dout, out;
+  for (int i = 0; i < 100000; ++i) x.push_back(static_cast<F>(logit(rng)));
+  for (double edge : {lowest, below}) x.push_back(static_cast<F>(edge));
+  for (double past : {underflow - 0.5, underflow - 10, underflow * 2}) x.push_back(static_cast<F>(past));
+  y.assign(x.size(), F{0});
+  dout.assign(x.size(), F{1});
+  out.assign(x.size(), F{-1});
+  TileOperands io;
+  io.predict = x.data();
+  io.target = y.data();
+  io.dout = dout.data();
+  io.gradient = out.data();
+  ChosenKernelTable().compute[MakeTilingKey(dtype, false, false)](io, x.size(), 1.0);
+  int64_t failures = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double exact = std::exp(static_cast<double>(x[i]));
+    const double got = static_cast<double>(out[i]);
+    const bool ok = static_cast<double>(x[i]) < underflow ? got == 0 && !std::signbit(got)
+                                                           : std::fabs(got - exact) <= 1.5 * UlpOf(exact, kPrecision, kMinExponent);
+    if (!ok && ++failures <= 5) {
+      ADD_FAILURE() << KernelDTypeLabel(dtype) << " exp(" << std::hexfloat << static_cast<double>(x[i]) << ") = " << got
+                    << ", exact " << exact << " (" << std::defaultfloat
+                    << std::fabs(got - exact) / UlpOf(exact, kPrecision, kMinExponent) << " ulp)";
+    }
+  }
+  EXPECT_EQ(failures, 0);
+}
+
+TEST_P(KernelSpecialValues, Fp32SigmoidOfLargeNegativeLogitsIsExpWithinOneUlpIntoTheSubnormals) {
+  // 1 + e^x == 1 in fp32 below x = -17.4; e^x is subnormal below -87.3 and under half the
+  // smallest subnormal below -103.97.
+  ExpectExpOfNegativeLogitsWithinOneUlp<float>(KernelDType::kFloat, -103.9, -17.5, -104.0);
+}
+
+TEST_P(KernelSpecialValues, Fp64SigmoidOfLargeNegativeLogitsIsExpWithinOneUlpIntoTheSubnormals) {
+  // 1 + e^x == 1 in fp64 below x = -37.5; e^x is subnormal below -708.4 and under half the
+  // smallest subnormal below -745.13.
+  ExpectExpOfNegativeLogitsWithinOneUlp<double>(KernelDType::kDouble, -745.0, -37.5, -745.2);
+}
+
 INSTANTIATE_TEST_SUITE_P(SimdTargets, KernelSpecialValues, ::testing::ValuesIn(hwy::SupportedAndGeneratedTargets()),
                          SimdTargetName);
 

@@ -20,8 +20,13 @@ using aclnn_cpu::bce_grad::ChosenKernelTable;
 using aclnn_cpu::bce_grad::MakeTilingKey;
 
 constexpr size_t kElements = 1 << 18;
-// Generous for a 1-ulp Exp difference carried through a division and a few products.
+// Generous for a 1-ulp exp difference (fused or separate multiply-adds) carried through a
+// division and a few products.
 constexpr int64_t kMaxUlpBetweenTargets = 4;
+// Where g = (1 - y) p - lw q cancels, each term brings its own exp difference and roundings
+// (lw = pos_weight * y, q = e / (1 + e)) before the subtraction: measured in ulp of the larger
+// term, up to about twice the single-term allowance.
+constexpr double kMaxTermUlpBetweenTargets = 8;
 
 /// Distance in ulp between two values of an IEEE type (through the ordered integer line, so it
 /// counts across zero); 0 for two NaNs, the maximum when only one is NaN.
@@ -130,7 +135,7 @@ TEST(SimdTargetAgreement, Fp64ResultsAgreeWithinFourUlpOnHardLabels) {
   EXPECT_LE(agreement.max_ulp, kMaxUlpBetweenTargets) << agreement.worst;
 }
 
-TEST(SimdTargetAgreement, Fp32SoftLabelResultsAgreeWithinFourUlpOfTheLargerTerm) {
+TEST(SimdTargetAgreement, Fp32SoftLabelResultsAgreeWithinAFewUlpOfTheLargerTerm) {
   // With soft labels g = (1 - y) p - lw q cancels, so targets may differ by many ulp of g itself;
   // they must still agree to a few ulp of the larger term, max(|(1 - y) p|, |lw q|) |dout w|.
   const Inputs<float> in = RandomInputs<float>(false, 2025);
@@ -162,7 +167,7 @@ TEST(SimdTargetAgreement, Fp32SoftLabelResultsAgreeWithinFourUlpOfTheLargerTerm)
   std::printf("soft labels (fp32, %zu elements): max difference between SIMD targets %.2f ulp of the larger term "
               "(%lld ulp of the result itself, where it cancels)\n",
               kElements, max_term_ulp, static_cast<long long>(max_result_ulp));
-  EXPECT_LE(max_term_ulp, static_cast<double>(kMaxUlpBetweenTargets));
+  EXPECT_LE(max_term_ulp, kMaxTermUlpBetweenTargets);
 }
 
 }  // namespace
