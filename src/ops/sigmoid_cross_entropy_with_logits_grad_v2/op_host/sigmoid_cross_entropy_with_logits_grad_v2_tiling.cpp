@@ -40,6 +40,7 @@ std::optional<TilingResult> ComputeTiling(const PlatformInfo& platform, const Ti
   }
   const uint64_t unit_elems = std::max<uint64_t>(platform.block_size / elem_bytes, 1);
   const uint64_t units = CeilDiv(problem.total_elems, unit_elems);
+  if (platform.ub_size / problem.ub_bytes_per_element < unit_elems) return std::nullopt;  // not one unit fits
 
   // Saturating: total bytes only decides how many cores are worth starting.
   const uint64_t bytes_per_element = std::max<uint64_t>(problem.bytes_per_element, 1);

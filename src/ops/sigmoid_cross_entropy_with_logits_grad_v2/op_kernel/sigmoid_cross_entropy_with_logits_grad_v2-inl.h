@@ -87,11 +87,15 @@ template <class DF>
 HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> FloatToBFloat16Bits(DF df, hn::Vec<DF> v) {
   (void)df;
   const hn::RebindToUnsigned<DF> du;
+  const hn::RebindToSigned<DF> di;
   const auto bits = hn::BitCast(du, v);
   const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
   const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), lsb)));
   const auto nan = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du, 0x0040u));
-  return hn::IfThenElse(hn::RebindMask(du, hn::Ne(v, v)), nan, rounded);
+  // NaN test on the magnitude bits: Highway 1.0.3's Ne(v, v) is an ordered compare on AVX2 and
+  // AVX-512 and so is false for NaN.
+  const auto abs_i = hn::BitCast(di, hn::And(bits, hn::Set(du, 0x7FFFFFFFu)));
+  return hn::IfThenElse(hn::RebindMask(du, hn::Gt(abs_i, hn::Set(di, 0x7F800000))), nan, rounded);
 }
 
 /// Loads Lanes(d) elements of storage type T widened to the compute type of d.

@@ -267,12 +267,17 @@ TEST(TilingMalformed, PlatformWithZeroBlockSizeGivesNoTiling) {
 TEST(TilingMalformed, PlatformWithZeroUbBytesGivesNoTiling) {
   PlatformInfo platform = aclnn_cpu::AtlasA2Platform();
   platform.ub_size = 0;
-  const auto r = ComputeTiling(platform, DenseProblem(1024, KernelDType::kFloat, false, false));
-  if (r.has_value()) {
-    GTEST_SKIP() << "BUG: ComputeTiling accepts a platform with ub_size 0 and returns tiles of "
-                 << r->data.tileDataNum << " elements that cannot fit it (see the report)";
-  }
-  EXPECT_FALSE(r.has_value());
+  EXPECT_FALSE(ComputeTiling(platform, DenseProblem(1024, KernelDType::kFloat, false, false)).has_value());
+}
+
+TEST(TilingMalformed, PlatformWhoseUbCannotHoldOneUnitGivesNoTiling) {
+  PlatformInfo platform = aclnn_cpu::AtlasA2Platform();
+  const auto problem = DenseProblem(1024, KernelDType::kFloat, false, false);
+  const uint64_t unit_elems = platform.block_size / 4;
+  platform.ub_size = problem.ub_bytes_per_element * unit_elems - 1;
+  EXPECT_FALSE(ComputeTiling(platform, problem).has_value());
+  platform.ub_size += 1;
+  EXPECT_TRUE(ComputeTiling(platform, problem).has_value());
 }
 
 }  // namespace
