@@ -3,9 +3,11 @@
 // into, or scattered from, contiguous buffers with dtype conversion.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <type_traits>
 
 #include "acl/acl_base.h"
 #include "common/dtype.h"
@@ -129,6 +131,35 @@ void ForEachRowBlock(const IterSpace& space, const StridedOperand& op, int64_t b
   flush();
 }
 
+/// Copies a group of rows between a wide-stride side and a dense side: element i of row r is at
+/// wide + wide_offsets[r] + i * wide_stride and at dense + dense_positions[r] + i. Columns go in
+/// blocks of kRowBlock so that every cache line of the wide side is used whole while in L1.
+/// kGather: wide -> dense; else dense -> wide.
+template <bool kGather, class Wide, class Dense>
+void CopyRowGroup(Wide* wide, int64_t wide_stride, const int64_t* wide_offsets, Dense* dense,
+                  const int64_t* dense_positions, int rows, int64_t run) {
+  using To = std::conditional_t<kGather, Dense, Wide>;
+  bool evenly_spaced = true;
+  for (int r = 2; r < rows; ++r) {
+    evenly_spaced &= wide_offsets[r] - wide_offsets[r - 1] == wide_offsets[1] - wide_offsets[0];
+  }
+  const int64_t row_step = rows > 1 ? wide_offsets[1] - wide_offsets[0] : 0;
+  for (int64_t i0 = 0; i0 < run; i0 += kRowBlock) {
+    const int64_t i1 = std::min<int64_t>(i0 + kRowBlock, run);
+    for (int r = 0; r < rows; ++r) {
+      Wide* w = wide + (evenly_spaced ? wide_offsets[0] + r * row_step : wide_offsets[r]);
+      Dense* d = dense + dense_positions[r];
+      for (int64_t i = i0; i < i1; ++i) {
+        if constexpr (kGather) {
+          d[i] = ConvertElement<To>(w[i * wide_stride]);
+        } else {
+          w[i * wide_stride] = ConvertElement<To>(d[i]);
+        }
+      }
+    }
+  }
+}
+
 /// Copies elements [begin, begin + count) of the space from @p src into @p dst (contiguous),
 /// converting to Dst.
 template <class Dst>
@@ -141,11 +172,7 @@ void GatherRange(const IterSpace& space, const StridedOperand& src, int64_t begi
     if (stride >= kWideStride) {
       ForEachRowBlock(space, src, begin, count,
                       [&](const int64_t* offsets, const int64_t* positions, int rows, int64_t run) {
-                        for (int64_t i = 0; i < run; ++i) {
-                          for (int r = 0; r < rows; ++r) {
-                            dst[positions[r] + i] = ConvertElement<Dst>(base[offsets[r] + i * stride]);
-                          }
-                        }
+                        CopyRowGroup<true>(base, stride, offsets, dst, positions, rows, run);
                       });
       return;
     }
@@ -180,11 +207,7 @@ void ScatterRange(const IterSpace& space, const Src* src, const StridedOperand& 
     if (stride >= kWideStride) {
       ForEachRowBlock(space, dst, begin, count,
                       [&](const int64_t* offsets, const int64_t* positions, int rows, int64_t run) {
-                        for (int64_t i = 0; i < run; ++i) {
-                          for (int r = 0; r < rows; ++r) {
-                            base[offsets[r] + i * stride] = ConvertElement<Dst>(src[positions[r] + i]);
-                          }
-                        }
+                        CopyRowGroup<false>(base, stride, offsets, src, positions, rows, run);
                       });
       return;
     }
