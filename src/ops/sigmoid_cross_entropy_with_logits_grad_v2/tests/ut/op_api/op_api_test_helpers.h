@@ -66,7 +66,9 @@ inline aclnnStatus FirstPhase(const RawCall& c, uint64_t* workspace_size, aclOpE
 class DeviceBuffer {
  public:
   explicit DeviceBuffer(uint64_t size) {
-    if (size > 0) EXPECT_EQ(aclrtMalloc(&data_, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    if (size > 0) {
+      EXPECT_EQ(aclrtMalloc(&data_, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    }
   }
   ~DeviceBuffer() {
     if (data_ != nullptr) aclrtFree(data_);

@@ -113,7 +113,9 @@ class FirstPhaseChecks : public ::testing::Test {
     aclOpExecutor* executor = nullptr;
     EXPECT_EQ(FirstPhase(c, &workspace_size, &executor), ACLNN_SUCCESS) << aclGetRecentErrMsg();
     EXPECT_NE(executor, nullptr);
-    if (executor != nullptr) EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
+    if (executor != nullptr) {
+      EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
+    }
     return workspace_size;
   }
 
@@ -151,7 +153,7 @@ TEST_P(NullRequiredTensor, IsRejectedAsNullptr) {
 
 INSTANTIATE_TEST_SUITE_P(FirstPhaseChecks, NullRequiredTensor,
                          ::testing::Values(Slot::kGradOutput, Slot::kSelf, Slot::kTarget, Slot::kOut),
-                         [](const auto& info) { return SlotTestName(info.param); });
+                         [](const auto& test_info) { return SlotTestName(test_info.param); });
 
 TEST_F(FirstPhaseChecks, NullWorkspaceSizePointerIsRejectedAsNullptr) {
   ExpectRejected(Valid(), ACLNN_ERR_PARAM_NULLPTR, "workspaceSize", /*null_workspace_size=*/true);
@@ -175,7 +177,7 @@ TEST_P(NineDimTensor, IsRejectedAsInvalid) {
 INSTANTIATE_TEST_SUITE_P(FirstPhaseChecks, NineDimTensor,
                          ::testing::Values(Slot::kGradOutput, Slot::kSelf, Slot::kTarget, Slot::kWeight,
                                            Slot::kPosWeight, Slot::kOut),
-                         [](const auto& info) { return SlotTestName(info.param); });
+                         [](const auto& test_info) { return SlotTestName(test_info.param); });
 
 TEST_F(FirstPhaseChecks, EightDimsOnEveryTensorAreAccepted) {
   const std::vector<int64_t> eight = {1, 2, 1, 1, 1, 1, 2, 3};
@@ -224,8 +226,8 @@ INSTANTIATE_TEST_SUITE_P(
                                          Slot::kPosWeight, Slot::kOut),
                        ::testing::Values(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16,
                                          ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_COMPLEX64)),
-    [](const auto& info) {
-      return std::string(ParamName(std::get<0>(info.param))) + "_" + DtypeTestName(std::get<1>(info.param));
+    [](const auto& test_info) {
+      return std::string(ParamName(std::get<0>(test_info.param))) + "_" + DtypeTestName(std::get<1>(test_info.param));
     });
 
 TEST_F(FirstPhaseChecks, OutDtypeDifferentFromTargetIsRejected) {
@@ -286,7 +288,7 @@ TEST_P(EqualFormats, AreAcceptedAndComputedAsPlainLayout) {
 INSTANTIATE_TEST_SUITE_P(FirstPhaseChecks, EqualFormats,
                          ::testing::Values(ACL_FORMAT_NCHW, ACL_FORMAT_NHWC, ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z,
                                            ACL_FORMAT_NCDHW, ACL_FORMAT_NC, ACL_FORMAT_NCL),
-                         [](const auto& info) { return "format_" + std::to_string(static_cast<int>(info.param)); });
+                         [](const auto& test_info) { return "format_" + std::to_string(static_cast<int>(test_info.param)); });
 
 TEST_F(FirstPhaseChecks, GradOutputWeightAndPosWeightFormatsNeedNotMatchSelf) {
   RawCall c = Valid();
@@ -367,7 +369,7 @@ TEST_P(BroadcastOperand, BroadcastableToSelfIsAccepted) {
 
 INSTANTIATE_TEST_SUITE_P(FirstPhaseChecks, BroadcastOperand,
                          ::testing::Values(Slot::kGradOutput, Slot::kWeight, Slot::kPosWeight),
-                         [](const auto& info) { return SlotTestName(info.param); });
+                         [](const auto& test_info) { return SlotTestName(test_info.param); });
 
 TEST_F(FirstPhaseChecks, OneElementWeightOverZeroDimSelfIsRejected) {
   RawCall c;
