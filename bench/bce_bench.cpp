@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "acl/acl.h"
 #include "aclnn/aclnn_cpu.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
@@ -378,6 +380,16 @@ std::string Human(int64_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef ACLNN_BCE_BENCH_WITH_TORCH
+  // libtorch's OpenMP workers spin for milliseconds after each parallel region by default and
+  // would steal the cores from whatever is measured next. Make them sleep instead; libgomp reads
+  // this at load time, so re-run ourselves with it set.
+  if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
+    setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+    execv("/proc/self/exe", argv);
+    std::perror("execv");  // fall through and measure anyway
+  }
+#endif
   bool check = false;
   int rounds = 11;
   int64_t max_numel = int64_t{16} << 20;
