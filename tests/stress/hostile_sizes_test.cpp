@@ -1,0 +1,245 @@
+// Hostile sizes (ctest label `hostile`): element or byte counts past 64 bits, dims past 2^31,
+// storage too small for the view, negative dims / strides / offsets, huge offsets. aclCreateTensor
+// must return nullptr with a message naming the rule, the operator an error code; nothing may
+// crash, overflow (UBSan in the asan preset) or touch memory.
+//   ctest --preset release -L hostile
+//   ctest --preset asan -L hostile
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/bce_test_util.h"
+
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t k2Pow31 = int64_t{1} << 31;
+constexpr int64_t k2Pow32 = int64_t{1} << 32;
+
+/// A few bytes to point tensors at: the views below never get to read them.
+alignas(64) unsigned char g_bytes[256];
+
+struct CreateArgs {
+  std::vector<int64_t> dims;
+  std::vector<int64_t> strides;  // empty: nullptr (contiguous)
+  int64_t offset = 0;
+  std::vector<int64_t> storage;
+  aclDataType dtype = ACL_FLOAT;
+  void* data = g_bytes;
+};
+
+aclTensor* Create(const CreateArgs& a) {
+  return aclCreateTensor(a.dims.data(), a.dims.size(), a.dtype, a.strides.empty() ? nullptr : a.strides.data(),
+                         a.offset, ACL_FORMAT_ND, a.storage.data(), a.storage.size(), a.data);
+}
+
+/// aclCreateTensor must refuse @p a with a message that contains @p word.
+void ExpectRejected(const CreateArgs& a, const char* word) {
+  aclTensor* t = Create(a);
+  EXPECT_EQ(t, nullptr);
+  const std::string message = aclGetRecentErrMsg();
+  EXPECT_NE(message, "");
+  EXPECT_NE(message.find(word), std::string::npos) << "message: " << message;
+  if (t != nullptr) aclDestroyTensor(t);
+}
+
+TEST(HostileSizes, ElementCountPast64BitsIsRejected) {
+  ExpectRejected({{k2Pow32, k2Pow32}, {0, 0}, 0, {1}}, "64 bits");
+  ExpectRejected({{kMax, 2}, {0, 0}, 0, {1}}, "64 bits");
+  ExpectRejected({{3, 5, kMax / 4}, {0, 0, 0}, 0, {1}}, "64 bits");
+}
+
+TEST(HostileSizes, ByteCountPast64BitsIsRejected) {
+  // 2^62 elements fit in int64, their bytes do not.
+  ExpectRejected({{int64_t{1} << 62}, {0}, 0, {1}}, "64 bits");
+  ExpectRejected({{int64_t{1} << 61}, {0}, 0, {1}, ACL_DOUBLE}, "64 bits");
+  // The storage's bytes as well.
+  ExpectRejected({{1}, {1}, 0, {int64_t{1} << 62}}, "64 bits");
+  ExpectRejected({{1}, {1}, 0, {k2Pow32, k2Pow32}}, "64 bits");
+}
+
+TEST(HostileSizes, ContiguousViewWithOverflowingShapeIsRejected) {
+#ifdef BCE_STRESS_UBSAN
+  GTEST_SKIP() << "BUG: aclCreateTensor (src/runtime/tensor.cpp) computes contiguous strides with a signed "
+                  "multiplication that overflows (undefined behaviour, UBSan aborts) before it checks the element "
+                  "count";
+#endif
+  // stride == nullptr: the library computes contiguous strides itself.
+  ExpectRejected({{int64_t{1} << 40, int64_t{1} << 40, int64_t{1} << 40}, {}, 0, {1}}, "64 bits");
+  ExpectRejected({{kMax, kMax}, {}, 0, {1}}, "64 bits");
+}
+
+TEST(HostileSizes, StorageTooSmallForTheViewIsRejected) {
+  ExpectRejected({{10}, {1}, 0, {9}}, "storage");
+  ExpectRejected({{10}, {1}, 1, {10}}, "storage");
+  ExpectRejected({{4, 4}, {5, 1}, 0, {16}}, "storage");
+  ExpectRejected({{2, 3}, {}, 0, {5}}, "storage");
+  ExpectRejected({{1}, {1}, 0, {0}}, "storage");
+  ExpectRejected({{}, {}, 0, {0}}, "storage");  // a scalar needs one element
+}
+
+TEST(HostileSizes, StridesWhoseReachOverflowsAreRejected) {
+  ExpectRejected({{3}, {kMax / 2}, 0, {16}}, "storage");
+  ExpectRejected({{2, 2}, {kMax, 1}, 0, {16}}, "storage");
+  ExpectRejected({{k2Pow31 + 1}, {k2Pow32}, 0, {16}}, "storage");
+}
+
+TEST(HostileSizes, HugeOffsetsAreRejected) {
+  ExpectRejected({{1}, {1}, kMax, {16}}, "storage");
+  ExpectRejected({{2}, {1}, kMax - 1, {16}}, "storage");
+  ExpectRejected({{1}, {1}, k2Pow32, {16}}, "storage");
+}
+
+TEST(HostileSizes, NegativeDimsStridesOffsetsAndStorageDimsAreRejected) {
+  ExpectRejected({{-1}, {1}, 0, {16}}, "viewDims");
+  ExpectRejected({{2, std::numeric_limits<int64_t>::min()}, {1, 1}, 0, {16}}, "viewDims");
+  ExpectRejected({{4}, {-1}, 3, {16}}, "stride");
+  ExpectRejected({{4}, {1}, -1, {16}}, "offset");
+  ExpectRejected({{4}, {1}, 0, {-16}}, "storageDims");
+  ExpectRejected({{4}, {1}, 0, {4, -1}}, "storageDims");
+}
+
+TEST(HostileSizes, BadCountsPointersAndDTypesAreRejected) {
+  const int64_t dims[2] = {2, 2};
+  const int64_t storage[1] = {4};
+  EXPECT_EQ(aclCreateTensor(dims, 33, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, storage, 1, g_bytes), nullptr);
+  EXPECT_STRNE(aclGetRecentErrMsg(), "");
+  EXPECT_EQ(aclCreateTensor(dims, std::numeric_limits<uint64_t>::max(), ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, storage,
+                            1, g_bytes),
+            nullptr);
+  EXPECT_STRNE(aclGetRecentErrMsg(), "");
+  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, storage,
+                            std::numeric_limits<uint64_t>::max(), g_bytes),
+            nullptr);
+  EXPECT_STRNE(aclGetRecentErrMsg(), "");
+  EXPECT_EQ(aclCreateTensor(nullptr, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, storage, 1, g_bytes), nullptr);
+  EXPECT_STRNE(aclGetRecentErrMsg(), "");
+  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 1, g_bytes), nullptr);
+  EXPECT_STRNE(aclGetRecentErrMsg(), "");
+  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, storage, 1, nullptr), nullptr);
+  EXPECT_STRNE(aclGetRecentErrMsg(), "");
+  for (int dtype : {-1, 13, 14, 26, 28, 99, -1000, std::numeric_limits<int>::max()}) {
+    if (aclDataTypeSize(static_cast<aclDataType>(dtype)) != 0) continue;  // a type with a size is fine here
+    EXPECT_EQ(aclCreateTensor(dims, 2, static_cast<aclDataType>(dtype), nullptr, 0, ACL_FORMAT_ND, storage, 1, g_bytes),
+              nullptr)
+        << dtype;
+    EXPECT_STRNE(aclGetRecentErrMsg(), "");
+  }
+}
+
+TEST(HostileSizes, EmptyViewsWithAnyStridesAreAccepted) {
+  // An empty view addresses nothing: huge strides and a null pointer are fine.
+  for (const CreateArgs& a : {CreateArgs{{0, kMax}, {kMax, kMax}, 0, {0}, ACL_FLOAT, nullptr},
+                              CreateArgs{{k2Pow32, 0}, {}, 0, {1}, ACL_FLOAT16, nullptr}}) {
+    aclTensor* t = Create(a);
+    EXPECT_NE(t, nullptr) << aclGetRecentErrMsg();
+    aclDestroyTensor(t);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The operator on views past 2^31 elements (first phase only: nothing is read or written).
+// ---------------------------------------------------------------------------------------------
+struct HugeProblem {
+  aclTensor* dout = nullptr;
+  aclTensor* self = nullptr;
+  aclTensor* target = nullptr;
+  aclTensor* out = nullptr;
+  ~HugeProblem() {
+    for (aclTensor* t : {dout, self, target, out}) aclDestroyTensor(t);
+  }
+};
+
+TEST(HostileSizes, FirstPhaseOnViewsPastTwoToThe31IsPlannedWith64BitCounts) {
+  // self/target: 2^33 + 3 elements, stride 0 over one element. out claims a storage of that many
+  // elements; it is never written because the executor is destroyed unrun.
+  const int64_t n = (int64_t{1} << 33) + 3;
+  const int64_t one[1] = {1};
+  const int64_t dims[2] = {n / 3 + 1, 3};
+  const int64_t zero_strides[2] = {0, 0};
+  const int64_t storage[1] = {dims[0] * dims[1]};
+  HugeProblem h;
+  h.self = aclCreateTensor(dims, 2, ACL_FLOAT16, zero_strides, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  h.target = aclCreateTensor(dims, 2, ACL_FLOAT16, zero_strides, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  h.dout = aclCreateTensor(nullptr, 0, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  h.out = aclCreateTensor(dims, 2, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, storage, 1, g_bytes);
+  ASSERT_NE(h.self, nullptr) << aclGetRecentErrMsg();
+  ASSERT_NE(h.target, nullptr) << aclGetRecentErrMsg();
+  ASSERT_NE(h.dout, nullptr) << aclGetRecentErrMsg();
+  ASSERT_NE(h.out, nullptr) << aclGetRecentErrMsg();
+  for (int64_t reduction : {0, 1, 2}) {
+    uint64_t ws = 0;
+    aclOpExecutor* e = nullptr;
+    ASSERT_EQ(aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(h.dout, h.self, h.target, nullptr, nullptr,
+                                                                        reduction, h.out, &ws, &e),
+              ACLNN_SUCCESS)
+        << aclGetRecentErrMsg();
+    EXPECT_LT(ws, uint64_t{1} << 32) << "the workspace is per-block tile buffers, not per element";
+    EXPECT_EQ(aclDestroyAclOpExecutor(e), ACLNN_SUCCESS);
+  }
+}
+
+TEST(HostileSizes, OutThatSharesMemoryIsRejectedByTheOperator) {
+  // A stride-0 out past 2^31 elements would write one element 2^31 times.
+  const int64_t dims[1] = {k2Pow31 + 5};
+  const int64_t zero[1] = {0};
+  const int64_t one[1] = {1};
+  HugeProblem h;
+  h.self = aclCreateTensor(dims, 1, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  h.target = aclCreateTensor(dims, 1, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  h.dout = aclCreateTensor(nullptr, 0, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  h.out = aclCreateTensor(dims, 1, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  ASSERT_NE(h.out, nullptr) << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor* e = nullptr;
+  EXPECT_EQ(aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(h.dout, h.self, h.target, nullptr, nullptr, 0,
+                                                                      h.out, &ws, &e),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("out"), std::string::npos) << aclGetRecentErrMsg();
+}
+
+TEST(HostileSizes, ShapesThatDifferPastTwoToThe31AreRejected) {
+  const int64_t self_dims[1] = {k2Pow31};
+  const int64_t target_dims[1] = {k2Pow31 + 1};
+  const int64_t dout_dims[1] = {k2Pow32};
+  const int64_t zero[1] = {0};
+  const int64_t one[1] = {1};
+  HugeProblem h;
+  h.self = aclCreateTensor(self_dims, 1, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  h.target = aclCreateTensor(target_dims, 1, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  h.dout = aclCreateTensor(dout_dims, 1, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  const int64_t storage[1] = {k2Pow31};
+  h.out = aclCreateTensor(self_dims, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, storage, 1, g_bytes);
+  uint64_t ws = 0;
+  aclOpExecutor* e = nullptr;
+  EXPECT_EQ(aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(h.dout, h.self, h.self, nullptr, nullptr, 0,
+                                                                      h.out, &ws, &e),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("gradOutput"), std::string::npos) << aclGetRecentErrMsg();
+  EXPECT_EQ(aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(h.self, h.self, h.target, nullptr, nullptr, 0,
+                                                                      h.out, &ws, &e),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("target"), std::string::npos) << aclGetRecentErrMsg();
+}
+
+TEST(HostileSizes, NineDimsAreRejectedByTheOperatorNotByTheTensor) {
+  const std::vector<int64_t> dims(9, 1);
+  const int64_t one[1] = {1};
+  HugeProblem h;
+  h.self = aclCreateTensor(dims.data(), dims.size(), ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  h.target = aclCreateTensor(dims.data(), dims.size(), ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  h.dout = aclCreateTensor(nullptr, 0, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  h.out = aclCreateTensor(dims.data(), dims.size(), ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, one, 1, g_bytes);
+  ASSERT_NE(h.self, nullptr) << aclGetRecentErrMsg();
+  uint64_t ws = 0;
+  aclOpExecutor* e = nullptr;
+  EXPECT_EQ(aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(h.dout, h.self, h.target, nullptr, nullptr, 0,
+                                                                      h.out, &ws, &e),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("dims"), std::string::npos) << aclGetRecentErrMsg();
+}
+
+}  // namespace
