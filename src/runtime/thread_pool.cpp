@@ -73,7 +73,10 @@ void ThreadPool::Resize(int workers) {
     stop_.store(false, std::memory_order_release);
   }
   workers_.reserve(static_cast<size_t>(workers));
-  for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  // A worker compares against the generation as of its creation, not as of its first run: a stop
+  // or launch published before the new thread first runs must still count as a change.
+  const uint64_t generation = generation_.load(std::memory_order_acquire);
+  for (int i = 0; i < workers; ++i) workers_.emplace_back([this, generation] { WorkerLoop(generation); });
 }
 
 void ThreadPool::RunBlocks(Job& job) {
@@ -87,8 +90,7 @@ void ThreadPool::RunBlocks(Job& job) {
   }
 }
 
-void ThreadPool::WorkerLoop() {
-  uint64_t seen = generation_.load(std::memory_order_acquire);
+void ThreadPool::WorkerLoop(uint64_t seen) {
   for (;;) {
     uint64_t now = seen;
     for (int spin = 0; spin < kSpinIterations; ++spin) {

@@ -45,7 +45,7 @@ class ThreadPool {
   };
 
   void Resize(int workers);  // requires run_mutex_
-  void WorkerLoop();
+  void WorkerLoop(uint64_t seen_generation);
   static void RunBlocks(Job& job);
 
   std::atomic<int> num_threads_;
