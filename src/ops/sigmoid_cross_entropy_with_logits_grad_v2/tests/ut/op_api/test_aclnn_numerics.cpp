@@ -249,12 +249,6 @@ class ThreadCountGuard {
   ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
 };
 
-/// Runs after every change of thread count so that workers the pool started for one launch are
-/// running before the next launch changes the count again. Works around the worker-pool hang
-/// that ThreadCountDeathTest.ChangingTheThreadCountBetweenLaunchesNeverHangs pins down; remove
-/// once that test passes.
-void LetNewWorkersStart() { std::this_thread::sleep_for(std::chrono::milliseconds(20)); }
-
 constexpr int64_t kLargeRows = 1000;
 constexpr int64_t kLargeCols = 1003;  // 1e6 + 3000 elements: odd tails everywhere
 
@@ -278,7 +272,6 @@ void ExpectSameBitsForEveryThreadCount(aclDataType dtype, aclDataType broadcast_
     ASSERT_EQ(aclnnCpuGetNumThreads(), threads);
     TestTensor out(dims, std::vector<int64_t>{kLargeCols + 1, 1}, 2, kLargeRows * (kLargeCols + 1) + 2, dtype);
     ASSERT_EQ(RunOperator({&dout, x.get(), &y, &w, &pw, 1, &out}), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-    LetNewWorkersStart();
     if (first.empty()) {
       first = out.StorageBytes();
       EXPECT_EQ(CheckAgainstReference({&dout, x.get(), &y, &w, &pw, 1, &out}).mismatches, 0);
@@ -311,7 +304,6 @@ TEST(Determinism, ContiguousResultsAreBitwiseIdenticalForOneTwoThreeAndEightThre
     ASSERT_EQ(aclnnCpuSetNumThreads(threads), ACL_SUCCESS);
     TestTensor out({n}, ACL_FLOAT);
     ASSERT_EQ(RunOperator({&dout, &x, &y, &w, &pw, 2, &out}), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-    LetNewWorkersStart();
     if (first.empty()) {
       first = out.StorageBytes();
     } else {
