@@ -14,8 +14,13 @@
 #include "aclnn/aclnn_cpu.h"
 #include "cli_options.h"
 #include "commands.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 
 namespace aclnn_bce_cli {
+
+using aclnn_cpu::bce_grad::ComputeReferenceTerms;
+using aclnn_cpu::bce_grad::ReferenceErrorBound;
+using aclnn_cpu::bce_grad::ReferenceTerms;
 
 namespace {
 
@@ -42,8 +47,6 @@ constexpr Range kGradOutputs = {-1.0, 1.0};
 constexpr Range kWeights = {0.0, 2.0};
 constexpr Range kPosWeights = {0.5, 4.0};
 
-/// --check: roundings of the compute type on each of the two terms before they are subtracted.
-constexpr double kComputeRoundings = 8.0;
 constexpr int kMismatchesShown = 5;
 
 void FillUniform(DeviceTensor& tensor, Range range, std::mt19937_64& rng) {
@@ -80,41 +83,6 @@ struct BroadcastOperand {
   }
 };
 
-/// Unit roundoff and smallest subnormal of a floating type.
-struct FloatLimits {
-  double eps, min;
-};
-constexpr FloatLimits kFp64Limits = {0x1p-53, 0x1p-1074};
-constexpr FloatLimits kFp32Limits = {0x1p-24, 0x1p-149};
-constexpr FloatLimits kFp16Limits = {0x1p-11, 0x1p-24};
-constexpr FloatLimits kBf16Limits = {0x1p-8, 0x1p-133};
-
-FloatLimits LimitsOf(aclDataType dtype) {
-  switch (dtype) {
-    case ACL_DOUBLE: return kFp64Limits;
-    case ACL_FLOAT16: return kFp16Limits;
-    case ACL_BF16: return kBf16Limits;
-    default: return kFp32Limits;
-  }
-}
-
-/// The operator in float64, cancellation-free: g = ((1 - y) p - lw q) * dout [* w] * scale with
-/// p = sigmoid(x), q = sigmoid(-x) from one exp(-|x|). Also the terms the error bound needs.
-struct Reference {
-  double g, terms_magnitude, multiplier;
-};
-Reference ReferenceGrad(double x, double y, double dout, std::optional<double> weight,
-                        std::optional<double> pos_weight, double scale) {
-  const double e = std::exp(-std::fabs(x));
-  const double p = x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
-  const double q = x >= 0 ? e / (1.0 + e) : 1.0 / (1.0 + e);
-  const double lw = pos_weight.value_or(1.0) * y;
-  const double a = (1.0 - y) * p;
-  const double b = lw * q;
-  const double m = dout * weight.value_or(1.0) * scale;
-  return {(a - b) * m, std::fabs(a) + std::fabs(b), m};
-}
-
 /// FNV-1a over the output's bytes: equal results give equal hashes, bit for bit.
 uint64_t Fnv1a(const std::vector<uint8_t>& bytes) {
   constexpr uint64_t kOffsetBasis = 14695981039346656037ull;
@@ -139,21 +107,17 @@ int64_t CheckAgainstReference(const Operands& o, int64_t reduction) {
   const int64_t row_len = o.self.dims().empty() ? 1 : o.self.dims().back();
   const double scale = reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
   // fp16 / bf16 / fp32 operands are computed in fp32, fp64 ones in fp64 (every operand has one dtype).
-  const FloatLimits compute = o.out.dtype() == ACL_DOUBLE ? kFp64Limits : kFp32Limits;
-  const FloatLimits output = LimitsOf(o.out.dtype());
+  const aclDataType compute = o.out.dtype() == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
   int64_t mismatches = 0;
   double worst_ratio = 0;
   double worst_error = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const Reference ref = ReferenceGrad(o.self.Get(i), o.target.Get(i), *o.grad_output.At(i, row_len),
-                                        o.weight.At(i, row_len), o.pos_weight.At(i, row_len), scale);
+    const ReferenceTerms ref =
+        ComputeReferenceTerms(o.self.Get(i), o.target.Get(i), *o.grad_output.At(i, row_len),
+                              o.weight.At(i, row_len), o.pos_weight.At(i, row_len), scale);
     const double got = o.out.Get(i);
     const double error = std::fabs(got - ref.g);
-    // Roundings on each term before the subtraction (the cancellation is why an fp32 result may
-    // be many of its own ulps away), on the products after it, then one rounding to the output.
-    const double bound = kComputeRoundings * compute.eps * ref.terms_magnitude * std::fabs(ref.multiplier) +
-                         (kComputeRoundings * compute.eps + output.eps) * std::fabs(ref.g) + output.min +
-                         kComputeRoundings * compute.min;
+    const double bound = ReferenceErrorBound(ref, compute, o.out.dtype());
     if (!(error <= bound)) {
       if (mismatches < kMismatchesShown) {
         std::printf("  mismatch at %lld: got %.9g, float64 reference %.9g, error %.3g > bound %.3g\n",

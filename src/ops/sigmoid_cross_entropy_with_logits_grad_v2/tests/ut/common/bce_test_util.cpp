@@ -7,8 +7,14 @@
 #include <limits>
 
 #include "common/dtype.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 
 namespace bce_test {
+
+using aclnn_cpu::bce_grad::ComputeReferenceTerms;
+using aclnn_cpu::bce_grad::ReferenceErrorBound;
+using aclnn_cpu::bce_grad::ReferenceGradient;
+using aclnn_cpu::bce_grad::ReferenceTerms;
 
 namespace {
 std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& dims) {
@@ -89,46 +95,18 @@ std::vector<uint8_t> TestTensor::StorageBytes() const {
   return out;
 }
 
-namespace {
-struct Terms {
-  double a, b, m, g;
-};
-Terms ReferenceTerms(double x, double y, double dout, std::optional<double> weight, std::optional<double> pos_weight,
-                     double scale) {
-  const double e = std::exp(-std::fabs(x));
-  const double p = x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
-  const double q = x >= 0 ? e / (1.0 + e) : 1.0 / (1.0 + e);
-  const double lw = pos_weight ? *pos_weight * y : y;
-  Terms t;
-  t.a = (1.0 - y) * p;
-  t.b = lw * q;
-  t.m = dout * (weight ? *weight : 1.0) * scale;
-  t.g = (t.a - t.b) * t.m;
-  return t;
-}
-}  // namespace
-
 double ReferenceGrad(double x, double y, double dout, std::optional<double> weight, std::optional<double> pos_weight,
                      double scale) {
-  return ReferenceTerms(x, y, dout, weight, pos_weight, scale).g;
+  return ReferenceGradient(x, y, dout, weight, pos_weight, scale);
 }
 
 double ErrorBound(double ref, double a, double b, double m, aclDataType compute, aclDataType out_dtype) {
-  const double eps = compute == ACL_DOUBLE ? std::numeric_limits<double>::epsilon()
-                                           : static_cast<double>(std::numeric_limits<float>::epsilon());
-  // Computation: a few roundings on each of a and b (exp, division, products), then the
-  // subtraction and the multiplications by dout, weight and scale.
-  const double compute_error = 8.0 * eps * (std::fabs(a) + std::fabs(b)) * std::fabs(m) + 4.0 * eps * std::fabs(ref);
-  // Final rounding to the output dtype: half an ulp of the result (relative), plus subnormal floor.
-  double out_eps, out_min;
-  switch (out_dtype) {
-    case ACL_FLOAT16: out_eps = 0x1p-11; out_min = 0x1p-24; break;
-    case ACL_BF16: out_eps = 0x1p-8; out_min = 0x1p-133; break;
-    case ACL_DOUBLE: out_eps = 0x1p-53; out_min = 0x1p-1074; break;
-    default: out_eps = 0x1p-24; out_min = 0x1p-149; break;
-  }
-  const double tiny = compute == ACL_DOUBLE ? 0x1p-1074 : 0x1p-149;  // denormal floor of compute
-  return compute_error * (1 + out_eps) + out_eps * std::fabs(ref) + out_min + 4 * tiny;
+  ReferenceTerms t;
+  t.a = a;
+  t.b = b;
+  t.m = m;
+  t.g = ref;
+  return ReferenceErrorBound(t, compute, out_dtype);
 }
 
 double BroadcastGet(const TestTensor& operand, const std::vector<int64_t>& self_dims, int64_t linear) {
@@ -185,9 +163,9 @@ CheckResult CheckAgainstReference(const Problem& p) {
     std::optional<double> w, pw;
     if (p.weight) w = BroadcastGet(*p.weight, dims, i);
     if (p.pos_weight) pw = BroadcastGet(*p.pos_weight, dims, i);
-    const Terms t = ReferenceTerms(x, y, dout, w, pw, scale);
+    const ReferenceTerms t = ComputeReferenceTerms(x, y, dout, w, pw, scale);
     const double got = p.out->Get(i);
-    const double bound = ErrorBound(t.g, t.a, t.b, t.m, compute, p.out->dtype());
+    const double bound = ReferenceErrorBound(t, compute, p.out->dtype());
     const double err = std::fabs(got - t.g);
     const bool ok = (std::isnan(t.g) && std::isnan(got)) || err <= bound ||
                     (std::isinf(t.g) && got == t.g);

@@ -1,0 +1,68 @@
+// The reference implementation of SigmoidCrossEntropyWithLogitsGradV2: one element in float64, and
+// the error the real kernel may show against it. The tests, the differential tests, the fuzzers
+// and the CLI's --check all judge the kernel with these (see Note [Error bound]).
+#pragma once
+
+#include <cmath>
+#include <optional>
+
+#include "acl/acl_base.h"
+
+namespace aclnn_cpu::bce_grad {
+
+/// The float64 terms of one element: g = (a - b) * m with a = (1 - y) * p, b = lw * q,
+/// m = dout * weight * scale, p = sigmoid(x), q = sigmoid(-x) (both from one exp(-|x|)), and
+/// lw = pos_weight * y (y without pos_weight). The same cancellation-free form as the kernel.
+struct ReferenceTerms {
+  double a = 0;
+  double b = 0;
+  double m = 0;
+  double g = 0;
+};
+
+inline ReferenceTerms ComputeReferenceTerms(double x, double y, double dout, std::optional<double> weight,
+                                            std::optional<double> pos_weight, double scale) {
+  const double e = std::exp(-std::fabs(x));
+  const double p = x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
+  const double q = x >= 0 ? e / (1.0 + e) : 1.0 / (1.0 + e);
+  const double lw = pos_weight ? *pos_weight * y : y;
+  ReferenceTerms t;
+  t.a = (1.0 - y) * p;
+  t.b = lw * q;
+  t.m = dout * (weight ? *weight : 1.0) * scale;
+  t.g = (t.a - t.b) * t.m;
+  return t;
+}
+
+/// The gradient of one element in float64.
+inline double ReferenceGradient(double x, double y, double dout, std::optional<double> weight,
+                                std::optional<double> pos_weight, double scale) {
+  return ComputeReferenceTerms(x, y, dout, weight, pos_weight, scale).g;
+}
+
+// Note [Error bound]
+// The kernel rounds a few times on each of a and b (exp, the division, the products: ~1-3 ulp
+// each), then on the subtraction, which may cancel (why an fp32 result near y = p can be many of
+// its own ulps away while being exact to the inputs), then on the products by dout, weight and
+// scale, and once more to the output dtype. So |got - g| may reach
+//   8 eps_c (|a| + |b|) |m| + 4 eps_c |g|      (compute, eps_c of fp32 or fp64)
+//   + eps_o |g| + min_o                        (rounding to the output, its subnormal step)
+//   + 4 min_c                                  (subnormal steps of the compute type)
+
+/// The largest |got - g| the kernel may show, computing in @p compute (ACL_FLOAT or ACL_DOUBLE)
+/// and writing @p out_dtype. See Note [Error bound].
+inline double ReferenceErrorBound(const ReferenceTerms& t, aclDataType compute, aclDataType out_dtype) {
+  const double eps_c = compute == ACL_DOUBLE ? 0x1p-52 : 0x1p-23;
+  const double min_c = compute == ACL_DOUBLE ? 0x1p-1074 : 0x1p-149;
+  double eps_o, min_o;
+  switch (out_dtype) {
+    case ACL_FLOAT16: eps_o = 0x1p-11; min_o = 0x1p-24; break;
+    case ACL_BF16: eps_o = 0x1p-8; min_o = 0x1p-133; break;
+    case ACL_DOUBLE: eps_o = 0x1p-53; min_o = 0x1p-1074; break;
+    default: eps_o = 0x1p-24; min_o = 0x1p-149; break;
+  }
+  const double compute_error = 8.0 * eps_c * (std::fabs(t.a) + std::fabs(t.b)) * std::fabs(t.m) + 4.0 * eps_c * std::fabs(t.g);
+  return compute_error * (1 + eps_o) + eps_o * std::fabs(t.g) + min_o + 4 * min_c;
+}
+
+}  // namespace aclnn_cpu::bce_grad
