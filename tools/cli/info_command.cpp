@@ -23,8 +23,6 @@ using namespace aclnn_cpu::bce_grad;
 
 constexpr uint64_t kDefaultNumel = 4096 * 1024;
 constexpr uint64_t kKiB = 1024;
-/// The operands besides the optional weights: predict, target, dout and the gradient.
-constexpr uint64_t kRequiredOperands = 4;
 
 struct InfoOptions {
   uint64_t numel = kDefaultNumel;
@@ -90,17 +88,9 @@ int RunInfo(const InfoOptions& options) {
   std::printf("%-16s %llu KiB (problems moving more stream their output past it)\n", "last-level cache",
               static_cast<unsigned long long>(aclnn_cpu::CpuLastLevelCacheBytes() / kKiB));
 
-  TilingProblem problem;
-  problem.total_elems = options.numel;
-  problem.kernel_dtype = KernelDTypeChoices().at(options.dtype);
-  problem.has_weight = options.weight;
-  problem.has_pos_weight = options.pos_weight;
-  problem.reduction = *FromAclnnReduction(ReductionChoices().at(options.reduction));
-  // As the op_api plans a problem whose operands are all dense and of one dtype: each is read (or
-  // written) in place, so every operand moves its bytes and occupies its part of a tile.
-  const uint64_t operands = kRequiredOperands + (options.weight ? 1 : 0) + (options.pos_weight ? 1 : 0);
-  problem.bytes_per_element = operands * KernelDTypeSize(problem.kernel_dtype);
-  problem.ub_bytes_per_element = problem.bytes_per_element;
+  const TilingProblem problem = DenseTilingProblem(options.numel, KernelDTypeChoices().at(options.dtype),
+                                                   options.weight, options.pos_weight,
+                                                   *FromAclnnReduction(ReductionChoices().at(options.reduction)));
 
   std::printf("\n%-16s numel %llu, %s, weight %s, pos_weight %s, reduction %s\n", "problem",
               static_cast<unsigned long long>(options.numel), options.dtype.c_str(), options.weight ? "yes" : "no",

@@ -179,8 +179,9 @@ aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDat
   }
   CoalesceDims(launch.space, std::span<StridedOperand*>(present, static_cast<size_t>(present_count)));
 
-  uint64_t bytes_per_element = 0;
   uint32_t buffers = 0;
+  OperandTraffic traffic[kOperandCount];
+  size_t traffic_count = 0;
   for (int o = 0; o < kOperandCount; ++o) {
     GlobalOperand& op = launch.operands[o];
     if (tensors[o] == nullptr) continue;
@@ -193,17 +194,15 @@ aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDat
       op.access = Access::kStaged;
     }
     if (op.access != Access::kDirect) ++buffers;
-    if (op.access != Access::kConstant) bytes_per_element += DTypeSize(op.memory.dtype);
+    traffic[traffic_count].dtype_bytes = DTypeSize(op.memory.dtype);
+    traffic[traffic_count].broadcast_scalar = op.access == Access::kConstant;
+    ++traffic_count;
   }
 
-  TilingProblem problem;
-  problem.total_elems = static_cast<uint64_t>(self->numel);
-  problem.kernel_dtype = kernel_dtype;
-  problem.has_weight = tensors[kWeight] != nullptr;
-  problem.has_pos_weight = tensors[kPosWeight] != nullptr;
-  problem.reduction = reduction;
-  problem.bytes_per_element = bytes_per_element;
-  problem.ub_bytes_per_element = static_cast<uint64_t>(present_count) * KernelDTypeSize(kernel_dtype);
+  const TilingProblem problem =
+      MakeTilingProblem(static_cast<uint64_t>(self->numel), kernel_dtype, tensors[kWeight] != nullptr,
+                        tensors[kPosWeight] != nullptr, reduction,
+                        std::span<const OperandTraffic>(traffic, traffic_count));
   const PlatformInfo platform = CpuPlatform(static_cast<uint64_t>(ThreadPool::Instance().NumThreads()));
   const auto tiling = ComputeTiling(platform, problem);
   if (!tiling) return Fail(ACLNN_ERR_INNER_TILING_ERROR, kFirstPhase, ": tiling failed for ", self->numel, " elements");

@@ -28,6 +28,31 @@ uint64_t KernelDTypeSize(KernelDType dtype) {
   return 0;
 }
 
+TilingProblem MakeTilingProblem(uint64_t total_elems, KernelDType kernel_dtype, bool has_weight, bool has_pos_weight,
+                                ReductionType reduction, std::span<const OperandTraffic> operands) {
+  TilingProblem p;
+  p.total_elems = total_elems;
+  p.kernel_dtype = kernel_dtype;
+  p.has_weight = has_weight;
+  p.has_pos_weight = has_pos_weight;
+  p.reduction = reduction;
+  for (const OperandTraffic& op : operands) {
+    if (!op.broadcast_scalar) p.bytes_per_element += op.dtype_bytes;
+    p.ub_bytes_per_element += KernelDTypeSize(kernel_dtype);
+  }
+  return p;
+}
+
+TilingProblem DenseTilingProblem(uint64_t total_elems, KernelDType dtype, bool has_weight, bool has_pos_weight,
+                                 ReductionType reduction) {
+  constexpr int kRequiredOperands = 4;  // predict, target, dout, gradient
+  const int count = kRequiredOperands + (has_weight ? 1 : 0) + (has_pos_weight ? 1 : 0);
+  OperandTraffic operands[kRequiredOperands + 2];
+  for (int i = 0; i < count; ++i) operands[i].dtype_bytes = KernelDTypeSize(dtype);
+  return MakeTilingProblem(total_elems, dtype, has_weight, has_pos_weight, reduction,
+                           std::span<const OperandTraffic>(operands, static_cast<size_t>(count)));
+}
+
 namespace {
 uint64_t CeilDiv(uint64_t a, uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include "op_host/platform_info.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_def.h"
@@ -36,6 +37,21 @@ struct TilingResult {
 
 /// Bytes of one element of the kernel dtype.
 uint64_t KernelDTypeSize(KernelDType dtype);
+
+/// How one present operand (input or output) loads memory, for the cost model.
+struct OperandTraffic {
+  uint64_t dtype_bytes = 0;  ///< its element size in global memory
+  bool broadcast_scalar = false;  ///< one value for all elements: no per-element traffic
+};
+
+/// The problem of a call with these operands: each non-scalar operand moves its dtype's bytes per
+/// element, and each occupies one kernel-dtype slot of a tile.
+TilingProblem MakeTilingProblem(uint64_t total_elems, KernelDType kernel_dtype, bool has_weight, bool has_pos_weight,
+                                ReductionType reduction, std::span<const OperandTraffic> operands);
+
+/// The problem of a call whose operands are all dense in the kernel dtype (the common case).
+TilingProblem DenseTilingProblem(uint64_t total_elems, KernelDType dtype, bool has_weight, bool has_pos_weight,
+                                 ReductionType reduction);
 
 /// Splits the problem into blocks and tiles (see Note [Tiling cost model]); nullopt when the
 /// problem or platform is malformed (no elements, zero sizes).

@@ -38,16 +38,7 @@ const char* KernelDTypeLabel(KernelDType dtype) {
 
 TilingProblem DenseProblem(uint64_t total_elems, KernelDType dtype, bool has_weight, bool has_pos_weight,
                            ReductionType reduction) {
-  const uint64_t operands = 4 + (has_weight ? 1 : 0) + (has_pos_weight ? 1 : 0);
-  TilingProblem p;
-  p.total_elems = total_elems;
-  p.kernel_dtype = dtype;
-  p.has_weight = has_weight;
-  p.has_pos_weight = has_pos_weight;
-  p.reduction = reduction;
-  p.bytes_per_element = operands * KernelDTypeSize(dtype);
-  p.ub_bytes_per_element = operands * KernelDTypeSize(dtype);
-  return p;
+  return aclnn_cpu::bce_grad::DenseTilingProblem(total_elems, dtype, has_weight, has_pos_weight, reduction);
 }
 
 uint64_t UnitElems(const PlatformInfo& platform, KernelDType dtype) {
