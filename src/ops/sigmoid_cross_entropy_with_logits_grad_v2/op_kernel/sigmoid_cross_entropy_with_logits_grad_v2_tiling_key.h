@@ -12,6 +12,17 @@ enum class KernelDType : uint32_t { kFloat = 0, kFloat16 = 1, kBFloat16 = 2, kDo
 inline constexpr uint32_t kKernelDTypeCount = 4;
 inline constexpr uint32_t kTilingKeyCount = kKernelDTypeCount * 4;
 
+/// "Fp32", "Fp16", "Bf16", "Fp64" (usable in test names).
+inline constexpr const char* KernelDTypeLabel(KernelDType dtype) {
+  switch (dtype) {
+    case KernelDType::kFloat: return "Fp32";
+    case KernelDType::kFloat16: return "Fp16";
+    case KernelDType::kBFloat16: return "Bf16";
+    case KernelDType::kDouble: return "Fp64";
+  }
+  return "Unknown";
+}
+
 /// key = dtype * 4 + has_weight * 2 + has_pos_weight
 inline constexpr uint32_t MakeTilingKey(KernelDType dtype, bool has_weight, bool has_pos_weight) {
   return static_cast<uint32_t>(dtype) * 4u + (has_weight ? 2u : 0u) + (has_pos_weight ? 1u : 0u);

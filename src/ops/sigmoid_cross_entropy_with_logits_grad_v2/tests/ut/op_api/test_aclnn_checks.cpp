@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/bce_test_util.h"
+#include "common/dtype.h"
 #include "op_api_test_helpers.h"
 
 namespace bce_test {
@@ -204,21 +205,6 @@ TEST_P(UnsupportedDtype, IsRejectedAsInvalid) {
   ExpectRejected(c, ACLNN_ERR_PARAM_INVALID, ParamName(slot));
 }
 
-const char* DtypeTestName(aclDataType dtype) {
-  switch (dtype) {
-    case ACL_INT8: return "INT8";
-    case ACL_INT16: return "INT16";
-    case ACL_INT32: return "INT32";
-    case ACL_INT64: return "INT64";
-    case ACL_UINT8: return "UINT8";
-    case ACL_UINT16: return "UINT16";
-    case ACL_UINT32: return "UINT32";
-    case ACL_UINT64: return "UINT64";
-    case ACL_BOOL: return "BOOL";
-    case ACL_COMPLEX64: return "COMPLEX64";
-    default: return "OTHER";
-  }
-}
 
 INSTANTIATE_TEST_SUITE_P(
     FirstPhaseChecks, UnsupportedDtype,
@@ -227,7 +213,7 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_UINT16,
                                          ACL_UINT32, ACL_UINT64, ACL_BOOL, ACL_COMPLEX64)),
     [](const auto& test_info) {
-      return std::string(ParamName(std::get<0>(test_info.param))) + "_" + DtypeTestName(std::get<1>(test_info.param));
+      return std::string(ParamName(std::get<0>(test_info.param))) + "_" + aclnn_cpu::DTypeName(std::get<1>(test_info.param));
     });
 
 TEST_F(FirstPhaseChecks, OutDtypeDifferentFromTargetIsRejected) {

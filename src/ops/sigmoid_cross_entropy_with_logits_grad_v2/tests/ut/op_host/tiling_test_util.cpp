@@ -26,16 +26,6 @@ std::string PlatformLabel(const PlatformInfo& platform) {
   return label;
 }
 
-const char* KernelDTypeLabel(KernelDType dtype) {
-  switch (dtype) {
-    case KernelDType::kFloat: return "Fp32";
-    case KernelDType::kFloat16: return "Fp16";
-    case KernelDType::kBFloat16: return "Bf16";
-    case KernelDType::kDouble: return "Fp64";
-  }
-  return "Unknown";
-}
-
 TilingProblem DenseProblem(uint64_t total_elems, KernelDType dtype, bool has_weight, bool has_pos_weight,
                            ReductionType reduction) {
   return aclnn_cpu::bce_grad::DenseTilingProblem(total_elems, dtype, has_weight, has_pos_weight, reduction);

@@ -29,7 +29,6 @@ std::vector<PlatformInfo> AllPlatforms();
 
 /// "Cpu16", "AtlasA2": usable in test names.
 std::string PlatformLabel(const PlatformInfo& platform);
-const char* KernelDTypeLabel(KernelDType dtype);
 
 /// Element counts around alignment units and vector widths, up to sizes that only the
 /// arithmetic (not an element walk) can check.

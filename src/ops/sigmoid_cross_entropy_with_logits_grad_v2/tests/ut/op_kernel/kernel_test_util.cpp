@@ -43,16 +43,6 @@ aclDataType AclDTypeOf(KernelDType dtype) {
 
 aclDataType ComputeDTypeOf(KernelDType dtype) { return dtype == KernelDType::kDouble ? ACL_DOUBLE : ACL_FLOAT; }
 
-const char* KernelDTypeLabel(KernelDType dtype) {
-  switch (dtype) {
-    case KernelDType::kFloat: return "Fp32";
-    case KernelDType::kFloat16: return "Fp16";
-    case KernelDType::kBFloat16: return "Bf16";
-    case KernelDType::kDouble: return "Fp64";
-  }
-  return "Unknown";
-}
-
 std::string TilingKeyLabel(uint32_t key) {
   return std::string(KernelDTypeLabel(TilingKeyDType(key))) + (TilingKeyHasWeight(key) ? "_Weight" : "") +
          (TilingKeyHasPosWeight(key) ? "_PosWeight" : "");

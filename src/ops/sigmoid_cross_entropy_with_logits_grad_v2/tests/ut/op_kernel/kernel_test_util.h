@@ -38,7 +38,6 @@ inline constexpr size_t kWidestVectorBytes = 64;
 aclDataType AclDTypeOf(KernelDType dtype);
 /// The type the kernel computes in: fp64 for fp64 storage, fp32 otherwise.
 aclDataType ComputeDTypeOf(KernelDType dtype);
-const char* KernelDTypeLabel(KernelDType dtype);
 /// "Fp16_Weight_PosWeight" for tiling key @p key.
 std::string TilingKeyLabel(uint32_t key);
 
