@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -63,9 +64,11 @@ TEST(HostileSizes, ByteCountPast64BitsIsRejected) {
 
 TEST(HostileSizes, ContiguousViewWithOverflowingShapeIsRejected) {
 #ifdef BCE_STRESS_UBSAN
-  GTEST_SKIP() << "BUG: aclCreateTensor (src/runtime/tensor.cpp) computes contiguous strides with a signed "
-                  "multiplication that overflows (undefined behaviour, UBSan aborts) before it checks the element "
-                  "count";
+  if (std::getenv("BCE_STRESS_KNOWN_BUGS") == nullptr) {
+    GTEST_SKIP() << "BUG: aclCreateTensor (src/runtime/tensor.cpp) computes contiguous strides with a signed "
+                    "multiplication that overflows (undefined behaviour, UBSan aborts) before it checks the element "
+                    "count. Run with BCE_STRESS_KNOWN_BUGS=1 to check a fix.";
+  }
 #endif
   // stride == nullptr: the library computes contiguous strides itself.
   ExpectRejected({{int64_t{1} << 40, int64_t{1} << 40, int64_t{1} << 40}, {}, 0, {1}}, "64 bits");
