@@ -29,25 +29,31 @@ struct GradTerms {
 
 inline GradTerms ComputeGradTerms(double x, double y, double dout, std::optional<double> weight,
                                   std::optional<double> pos_weight, double scale) {
-  const double e = std::exp(-std::fabs(x));
-  const double p = x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
-  const double q = x >= 0 ? e / (1.0 + e) : 1.0 / (1.0 + e);
-  const double lw = pos_weight ? *pos_weight * y : y;
+  // The reference itself is evaluated in long double (x87: 64-bit significand, 15-bit exponent),
+  // so that none of its intermediates is a float64 subnormal or rounds at float64 precision.
+  using LD = long double;
+  const LD e = std::exp(-std::fabs(static_cast<LD>(x)));
+  const LD p = x >= 0 ? 1 / (1 + e) : e / (1 + e);
+  const LD q = x >= 0 ? e / (1 + e) : 1 / (1 + e);
+  const LD lw = pos_weight ? static_cast<LD>(*pos_weight) * y : static_cast<LD>(y);
+  const LD a = (1 - static_cast<LD>(y)) * p;
+  const LD b = lw * q;
+  const LD m = static_cast<LD>(dout) * static_cast<LD>(weight ? *weight : 1.0) * static_cast<LD>(scale);
   GradTerms t;
-  t.a = (1.0 - y) * p;
-  t.b = lw * q;
-  t.m = dout * (weight ? *weight : 1.0) * scale;
-  t.g = (t.a - t.b) * t.m;
+  t.a = static_cast<double>(a);
+  t.b = static_cast<double>(b);
+  t.m = static_cast<double>(m);
+  t.g = static_cast<double>((a - b) * m);
   constexpr double kEps64 = 0x1p-53;
   // PyTorch's order is (((lw + 1 - y) * p - lw) * (dout * scale)) * weight: a product that falls
   // into float64's subnormals there carries an absolute error of a subnormal step times what
   // follows it.
   constexpr double kTiny64 = 0x1p-1074;
   const double w_abs = std::fabs(weight ? *weight : 1.0);
-  t.oracle_error = 8.0 * kEps64 * ((std::fabs(lw) + 1.0 + std::fabs(y)) * p + std::fabs(lw)) * std::fabs(t.m) +
+  const double lw_abs = std::fabs(static_cast<double>(lw)), p_d = static_cast<double>(p);
+  t.oracle_error = 8.0 * kEps64 * ((lw_abs + 1.0 + std::fabs(y)) * p_d + lw_abs) * std::fabs(t.m) +
                    4.0 * kEps64 * std::fabs(t.g) + 4.0 * kTiny64 * (std::fabs(t.m) + w_abs + 1.0);
-  t.subnormal_gain = (1.0 + std::fabs(1.0 - y) + std::fabs(lw)) * std::fabs(t.m) +
-                     (w_abs + 1.0) * scale;
+  t.subnormal_gain = (1.0 + std::fabs(1.0 - y) + lw_abs) * std::fabs(t.m) + (w_abs + 1.0) * scale;
   return t;
 }
 

@@ -1,0 +1,671 @@
+// libFuzzer target: both phases of aclnnBinaryCrossEntropyWithLogitsBackward with arbitrary
+// shapes (ranks 0..10, broadcasts, mismatches), views (strides, offsets, stride 0, permutations,
+// overlaps), storage dims, dtypes (every aclDataType value), formats, reductions, null patterns,
+// in-place aliasing, workspaces (exact, larger, smaller, null), streams (default, created, not a
+// stream) and repeatable executors. Storage is capped at 4096 elements per tensor.
+//
+// Invariants (abort on violation): no crash and no sanitizer report; the first phase returns the
+// status of a model of SPEC §3 (161001 for a null required pointer, else 161002 for any broken
+// rule, else success) and the second phase the documented code of its misuse; every failure leaves
+// a message of its own; on failure the out storage is untouched; on success every out element is
+// within bce_reliability::Judge's bound of the float64 reference (NaN in -> NaN out), nothing
+// outside out's view and no input is written, a repeatable executor gives the same bits again, and
+// a consumed executor is refused.
+//   scripts/fuzz.sh            (builds the fuzz preset, replays fuzz/corpus/bce_op)
+//   build/fuzz/fuzz/fuzz_bce_op fuzz/corpus/bce_op -max_total_time=60
+//   BCE_FUZZ_DESCRIBE=1 build/fuzz/fuzz/fuzz_bce_op -runs=0 fuzz/corpus/bce_op    (what each seed is)
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
+#include "common/dtype.h"
+#include "fuzz_input.h"
+#include "tolerance.h"
+
+namespace {
+
+using bce_fuzz::ByteReader;
+using bce_fuzz::SplitMix;
+
+constexpr int64_t kMaxStorageElems = 4096;
+constexpr int64_t kMaxSelfElems = 1024;
+constexpr int kMaxOperatorRank = 8;
+
+enum Slot : int { kDout = 0, kSelf, kTarget, kWeight, kPosWeight, kOut, kSlots };
+constexpr const char* kSlotNames[kSlots] = {"gradOutput", "self", "target", "weight", "posWeight", "out"};
+constexpr bool kRequired[kSlots] = {true, true, true, false, false, true};
+
+aclrtStream g_stream = nullptr;  // a created stream, alive for the whole run
+
+using Dims = std::vector<int64_t>;
+
+int64_t Numel(const Dims& dims) { return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>()); }
+
+bool IsFloat(aclDataType t) { return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16 || t == ACL_DOUBLE; }
+
+std::string DimsText(const Dims& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i != 0) s += ',';
+    s += std::to_string(dims[i]);
+  }
+  s += ']';
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+// ---------------------------------------------------------------------------------------------
+struct OperandPlan {
+  bool present = false;
+  aclDataType dtype = ACL_FLOAT;
+  aclFormat format = ACL_FORMAT_ND;
+  Dims dims, strides;
+  int64_t offset = 0;
+  int64_t storage_elems = 1;
+  bool storage_as_view_dims = false;
+  int value_class = 0;
+};
+
+enum class Alias { kNone, kOutIsSelf, kOutIsDout };
+enum class WorkspaceMode { kExact, kLarger, kSmaller, kNull, kZeroSize };
+enum class StreamMode { kDefault, kCreated, kNotAStream };
+
+struct Case {
+  int64_t reduction = 0;
+  Dims self_dims;
+  OperandPlan operands[kSlots];
+  Alias alias = Alias::kNone;
+  bool null_workspace_size = false, null_executor = false;
+  WorkspaceMode workspace_mode = WorkspaceMode::kExact;
+  StreamMode stream_mode = StreamMode::kDefault;
+  bool repeatable = false;
+  uint64_t seed = 0;
+};
+
+Dims DecodeSelfDims(ByteReader& in) {
+  const uint8_t r = in.Byte();
+  const size_t rank = r < 250 ? r % (kMaxOperatorRank + 1) : static_cast<size_t>(kMaxOperatorRank + 1 + r % 2);
+  Dims dims(rank);
+  for (auto& d : dims) {
+    const uint32_t v = in.Below(16);
+    d = v == 15 ? 0 : static_cast<int64_t>(v % 5) + 1;  // 1..5, sometimes 0
+  }
+  if (!dims.empty() && in.OneIn(8)) dims.back() = 7 + in.Below(60);  // a longer inner row
+  while (Numel(dims) > kMaxSelfElems) *std::max_element(dims.begin(), dims.end()) /= 2;
+  return dims;
+}
+
+/// A shape for gradOutput / weight / posWeight: mostly one that broadcasts to self.
+Dims DecodeBroadcastDims(ByteReader& in, const Dims& self) {
+  switch (in.Below(9)) {
+    case 0: return self;
+    case 1: return {};
+    case 2: return self.empty() ? Dims{} : Dims{1};
+    case 3: return self.empty() ? Dims{} : Dims{self.back()};
+    case 4: return Dims(self.size(), 1);
+    case 5:
+    case 6: {
+      const size_t drop = in.Below(static_cast<uint32_t>(self.size()) + 1);
+      Dims dims(self.begin() + static_cast<ptrdiff_t>(drop), self.end());
+      for (auto& d : dims) {
+        if (in.Below(2) == 1) d = 1;
+      }
+      return dims;
+    }
+    case 7: {  // one dim changed: usually not broadcastable
+      Dims dims = self.empty() ? Dims{2} : self;
+      dims[in.Below(static_cast<uint32_t>(dims.size()))] += 1 + in.Below(3);
+      return dims;
+    }
+    default: {  // one more leading dim: the broadcast result would outgrow self
+      Dims dims = self;
+      dims.insert(dims.begin(), 2);
+      return dims;
+    }
+  }
+}
+
+/// Strides, offset and storage size for @p dims; false when the storage would pass the cap.
+bool DecodeLayout(ByteReader& in, OperandPlan& op) {
+  const Dims& dims = op.dims;
+  const size_t rank = dims.size();
+  op.strides.assign(rank, 0);
+  std::vector<size_t> order(rank);  // memory order, outermost first
+  std::iota(order.begin(), order.end(), size_t{0});
+  const uint32_t kind = in.Below(7);
+  int64_t pad_max = 0;
+  switch (kind) {
+    case 2:  // permuted and padded
+      for (size_t k = rank; k > 1; --k) std::swap(order[k - 1], order[in.Below(static_cast<uint32_t>(k))]);
+      pad_max = 2;
+      break;
+    case 5:  // reversed: a transpose
+      std::reverse(order.begin(), order.end());
+      break;
+    default: break;
+  }
+  int64_t s = 1;
+  for (size_t k = rank; k-- > 0;) {
+    const size_t d = order[k];
+    op.strides[d] = s;
+    s *= std::max<int64_t>(dims[d], 1) + (pad_max ? in.Below(static_cast<uint32_t>(pad_max + 1)) : 0);
+  }
+  if (kind == 3) {  // some dims read with stride 0 (expanded)
+    for (auto& st : op.strides) {
+      if (in.Below(2) == 1) st = 0;
+    }
+  }
+  if (kind == 4) {  // anything small: may overlap
+    for (auto& st : op.strides) st = in.Below(6);
+  }
+  op.offset = kind == 0 ? 0 : in.Below(5);
+  int64_t last = op.offset;
+  for (size_t d = 0; d < rank; ++d) last += (std::max<int64_t>(dims[d], 1) - 1) * op.strides[d];
+  const bool empty = Numel(dims) == 0;
+  op.storage_elems = empty ? in.Below(3) : last + 1 + (kind == 0 ? 0 : in.Below(3));
+  op.storage_as_view_dims = kind == 0 && !empty && in.Below(2) == 1;
+  return op.storage_elems <= kMaxStorageElems;
+}
+
+std::optional<Case> Decode(ByteReader& in) {
+  Case c;
+  c.seed = in.U64();
+  const uint8_t r = in.Byte();
+  c.reduction = r < 240 ? r % 3 : in.InterestingI64();
+  c.self_dims = DecodeSelfDims(in);
+  for (int slot : {kSelf, kTarget, kDout, kWeight, kPosWeight, kOut}) {
+    OperandPlan& op = c.operands[slot];
+    op.present = kRequired[slot] ? !in.OneIn(40) : in.Below(2) == 1;
+    op.dtype = in.AnyDType();
+    if (slot == kOut && in.Below(8) != 7) op.dtype = c.operands[kTarget].dtype;  // mostly the rule
+    op.format = in.AnyFormat();
+    if (slot == kSelf || slot == kTarget || slot == kOut) {
+      op.dims = in.OneIn(16) ? DecodeBroadcastDims(in, c.self_dims) : c.self_dims;
+    } else {
+      op.dims = DecodeBroadcastDims(in, c.self_dims);
+    }
+    if (slot == kSelf) op.dims = c.self_dims;
+    if (!DecodeLayout(in, op)) return std::nullopt;
+    op.value_class = static_cast<int>(in.Below(8));
+  }
+  const uint32_t alias = in.Below(16);
+  c.alias = alias == 14 ? Alias::kOutIsSelf : (alias == 15 ? Alias::kOutIsDout : Alias::kNone);
+  c.null_workspace_size = in.OneIn(64);
+  c.null_executor = in.OneIn(64);
+  const uint32_t ws = in.Below(16);
+  c.workspace_mode = ws < 11 ? WorkspaceMode::kExact
+                             : static_cast<WorkspaceMode>(static_cast<int>(WorkspaceMode::kLarger) + (ws - 11) % 4);
+  const uint32_t stream = in.Below(16);
+  c.stream_mode = stream < 10 ? StreamMode::kDefault : (stream < 15 ? StreamMode::kCreated : StreamMode::kNotAStream);
+  c.repeatable = in.Below(4) == 3;
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tensors over aclrtMalloc'd storage
+// ---------------------------------------------------------------------------------------------
+struct Operand {
+  OperandPlan plan;
+  void* data = nullptr;  // owned unless aliased
+  bool owns = false;
+  aclTensor* tensor = nullptr;
+  std::vector<uint8_t> before;  // storage bytes before the call
+
+  size_t ElemSize() const { return aclDataTypeSize(plan.dtype); }
+  size_t StorageBytes() const { return static_cast<size_t>(std::max<int64_t>(plan.storage_elems, 1)) * ElemSize(); }
+  std::vector<uint8_t> Bytes() const {
+    if (data == nullptr) return {};
+    const auto* p = static_cast<const uint8_t*>(data);
+    return std::vector<uint8_t>(p, p + StorageBytes());
+  }
+  ~Operand() {
+    if (tensor != nullptr) aclDestroyTensor(tensor);
+    if (owns && data != nullptr) aclrtFree(data);
+  }
+};
+
+/// A value of class @p value_class for @p slot; kept within 1e4 in magnitude (so that no fp32
+/// intermediate can overflow) except for logits and the special values.
+double MakeValue(SplitMix& rng, int slot, int value_class) {
+  static constexpr double kScales[] = {1e-3, 0.1, 1.0, 8.0, 100.0, 1e4};
+  const double scale = kScales[rng.Next() % 6];
+  switch (value_class) {
+    case 5: return static_cast<double>(rng.Next() % 2);
+    case 6: {
+      static constexpr double kSpecial[] = {NAN, HUGE_VAL, -HUGE_VAL, 0.0, -0.0, 0x1p-140, -0x1p-1070, 0x1p-20, 1.0};
+      return kSpecial[rng.Next() % std::size(kSpecial)];
+    }
+    case 7:
+      if (slot == kSelf) return (rng.Next() % 2 ? 1.0 : -1.0) * (rng.Next() % 2 ? 1e30 : 1e300);
+      [[fallthrough]];
+    default:
+      if (slot == kTarget && value_class < 3) return rng.Uniform(0.0, 1.0);
+      return rng.Uniform(-scale, scale);
+  }
+}
+
+/// Creates the tensor of @p op over fresh storage filled with values (or random bytes for out).
+void Materialise(Operand& op, int slot, SplitMix& rng) {
+  const OperandPlan& p = op.plan;
+  const size_t elem = op.ElemSize();
+  if (elem != 0) {
+    if (aclrtMalloc(&op.data, op.StorageBytes(), ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) std::abort();
+    op.owns = true;
+    auto* bytes = static_cast<uint8_t*>(op.data);
+    for (size_t b = 0; b < op.StorageBytes(); ++b) bytes[b] = static_cast<uint8_t>(rng.Next());
+    if (slot != kOut && IsFloat(p.dtype)) {
+      for (int64_t i = 0; i < p.storage_elems; ++i) {
+        aclnn_cpu::StoreFromDouble(op.data, p.dtype, i, MakeValue(rng, slot, p.value_class));
+      }
+    }
+  }
+  const Dims storage_dims = p.storage_as_view_dims ? p.dims : Dims{p.storage_elems};
+  op.tensor = aclCreateTensor(p.dims.data(), p.dims.size(), p.dtype, p.strides.data(), p.offset, p.format,
+                              storage_dims.data(), storage_dims.size(), op.data);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The model of the first phase (SPEC §3)
+// ---------------------------------------------------------------------------------------------
+bool BroadcastsTo(const Dims& operand, const Dims& self) {
+  if (operand.size() > self.size()) return false;
+  for (size_t k = 0; k < operand.size(); ++k) {
+    const int64_t d = operand[operand.size() - 1 - k];
+    if (d != 1 && d != self[self.size() - 1 - k]) return false;
+  }
+  return true;
+}
+
+/// Whether two elements of the view share a storage element (brute force: views are small).
+bool SharesMemory(const OperandPlan& p) {
+  const int64_t n = Numel(p.dims);
+  std::vector<bool> seen(static_cast<size_t>(p.storage_elems), false);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rem = i, index = p.offset;
+    for (size_t k = p.dims.size(); k-- > 0;) {
+      index += (rem % p.dims[k]) * p.strides[k];
+      rem /= p.dims[k];
+    }
+    if (seen[static_cast<size_t>(index)]) return true;
+    seen[static_cast<size_t>(index)] = true;
+  }
+  return false;
+}
+
+/// The library's own sufficient test for an out without shared memory: sorted by stride, each
+/// stride passes the span of the smaller ones. Views that share no memory but fail it (say dims
+/// [3,2], strides [2,3]) are refused with 161002 - reported, see FuzzKnownBugs.
+bool PassesSortedStrideTest(const OperandPlan& p) {
+  std::vector<std::pair<int64_t, int64_t>> dims;
+  for (size_t k = 0; k < p.dims.size(); ++k) {
+    if (p.dims[k] != 1) dims.push_back({p.strides[k], p.dims[k]});
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t span = 0;
+  for (const auto& [stride, size] : dims) {
+    if (stride <= span) return false;
+    span += (size - 1) * stride;
+  }
+  return true;
+}
+
+struct Expected {
+  aclnnStatus status = ACLNN_SUCCESS;
+  bool either = false;  // success or 161002 both acceptable (the known over-strict out check)
+  std::string rule;
+};
+
+Expected ModelFirstPhase(const Case& c, const std::array<const OperandPlan*, kSlots>& passed) {
+  Expected e;
+  auto invalid = [&](std::string rule) {
+    e.status = ACLNN_ERR_PARAM_INVALID;
+    e.rule = std::move(rule);
+    return e;
+  };
+  for (int slot = 0; slot < kSlots; ++slot) {
+    if (kRequired[slot] && passed[slot] == nullptr) {
+      e.status = ACLNN_ERR_PARAM_NULLPTR;
+      e.rule = std::string(kSlotNames[slot]) + " is null";
+      return e;
+    }
+  }
+  if (c.null_workspace_size || c.null_executor) {
+    e.status = ACLNN_ERR_PARAM_NULLPTR;
+    e.rule = "null out-pointer";
+    return e;
+  }
+  for (const OperandPlan* p : passed) {
+    if (p != nullptr && p->dims.size() > static_cast<size_t>(kMaxOperatorRank)) return invalid("more than 8 dims");
+  }
+  for (const OperandPlan* p : passed) {
+    if (p != nullptr && !IsFloat(p->dtype)) return invalid("dtype not a float type");
+  }
+  if (passed[kOut]->dtype != passed[kTarget]->dtype) return invalid("out dtype != target dtype");
+  if (passed[kTarget]->format != passed[kSelf]->format || passed[kOut]->format != passed[kSelf]->format) {
+    return invalid("formats of self, target, out differ");
+  }
+  const Dims& self = passed[kSelf]->dims;
+  if (Numel(self) != 0) {
+    if (passed[kTarget]->dims != self || passed[kOut]->dims != self) return invalid("target/out shape != self");
+    for (int slot : {kDout, kWeight, kPosWeight}) {
+      if (passed[slot] != nullptr && !BroadcastsTo(passed[slot]->dims, self)) return invalid("does not broadcast");
+    }
+    if (SharesMemory(*passed[kOut])) return invalid("out shares memory");
+    if (!PassesSortedStrideTest(*passed[kOut]) && !bce_fuzz::FuzzKnownBugs()) e.either = true;
+  }
+  if (c.reduction < 0 || c.reduction > 2) return invalid("reduction outside [0, 2]");
+  return e;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checking a result
+// ---------------------------------------------------------------------------------------------
+int64_t StorageIndexOf(const OperandPlan& p, const Dims& self, const Dims& index) {
+  int64_t at = p.offset;
+  const size_t lead = self.size() - p.dims.size();
+  for (size_t k = 0; k < p.dims.size(); ++k) {
+    if (p.dims[k] != 1) at += index[lead + k] * p.strides[k];
+  }
+  return at;
+}
+
+std::string Describe(const Case& c, const std::array<const OperandPlan*, kSlots>& passed) {
+  std::string s = "reduction " + std::to_string(c.reduction) + ", self dims " + DimsText(c.self_dims) + "\n";
+  for (int slot = 0; slot < kSlots; ++slot) {
+    const OperandPlan* p = passed[slot];
+    s += std::string("  ") + kSlotNames[slot] + ": ";
+    if (p == nullptr) {
+      s += "null\n";
+      continue;
+    }
+    s += "dtype " + std::to_string(static_cast<int>(p->dtype)) + " format " + std::to_string(static_cast<int>(p->format)) +
+         " dims " + DimsText(p->dims) + " strides " + DimsText(p->strides) + " offset " + std::to_string(p->offset) +
+         " storage " + std::to_string(p->storage_elems) + (p->storage_as_view_dims ? " (view dims)" : "") +
+         " values " + std::to_string(p->value_class) + "\n";
+  }
+  s += "  alias " + std::to_string(static_cast<int>(c.alias)) + ", null workspaceSize/executor " +
+       std::to_string(c.null_workspace_size) + "/" + std::to_string(c.null_executor) + ", workspace mode " +
+       std::to_string(static_cast<int>(c.workspace_mode)) + ", stream mode " +
+       std::to_string(static_cast<int>(c.stream_mode)) + ", repeatable " + std::to_string(c.repeatable);
+  return s;
+}
+
+class Checker {
+ public:
+  Checker(const Case& c, const std::array<const OperandPlan*, kSlots>& passed) : c_(c), passed_(passed) {}
+  [[noreturn]] void Fail(const char* what, const std::string& detail = "") const {
+    bce_fuzz::Violation(what, (Describe(c_, passed_) + "\n" + detail).c_str());
+  }
+  /// A failing call must leave a message of its own (not the sentinel set before it).
+  void ExpectOwnMessage(const std::string& sentinel, const char* call) const {
+    const std::string message = aclGetRecentErrMsg();
+    if (message.empty() || message == sentinel) Fail("a failing call left no message of its own", call);
+  }
+
+ private:
+  const Case& c_;
+  const std::array<const OperandPlan*, kSlots>& passed_;
+};
+
+std::string SetSentinel() {
+  aclrtFree(nullptr);  // "aclrtFree: devPtr is null"
+  return aclGetRecentErrMsg();
+}
+
+/// Every out element against the float64 reference of the inputs as they were before the call.
+void CheckResults(const Checker& check, const Case& c, const std::array<Operand*, kSlots>& ops) {
+  const OperandPlan& out = ops[kOut]->plan;
+  const Dims& self = c.self_dims;
+  const int64_t n = Numel(self);
+  bool any_double = false;
+  for (int slot : {kDout, kSelf, kTarget, kWeight, kPosWeight}) {
+    if (ops[slot] != nullptr && ops[slot]->plan.dtype == ACL_DOUBLE) any_double = true;
+  }
+  const aclDataType compute = any_double ? ACL_DOUBLE : ACL_FLOAT;
+  const double scale = c.reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
+  Dims index(self.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rem = i;
+    for (size_t k = self.size(); k-- > 0;) {
+      index[k] = rem % self[k];
+      rem /= self[k];
+    }
+    auto input = [&](int slot) -> std::optional<double> {
+      if (ops[slot] == nullptr) return std::nullopt;
+      const OperandPlan& p = ops[slot]->plan;
+      return aclnn_cpu::LoadAsDouble(ops[slot]->before.data(), p.dtype, StorageIndexOf(p, self, index));
+    };
+    const double x = *input(kSelf), y = *input(kTarget), g = *input(kDout);
+    const std::optional<double> w = input(kWeight), pw = input(kPosWeight);
+    const double got = aclnn_cpu::LoadAsDouble(ops[kOut]->data, out.dtype, StorageIndexOf(out, self, index));
+    const bool nan_in = std::isnan(x) || std::isnan(y) || std::isnan(g) || (w && std::isnan(*w)) || (pw && std::isnan(*pw));
+    if (nan_in) {
+      if (!std::isnan(got)) check.Fail("NaN input gave a non-NaN result", "element " + std::to_string(i));
+      continue;
+    }
+    if (std::isinf(y) || std::isinf(g) || (w && std::isinf(*w)) || (pw && std::isinf(*pw))) continue;
+    const auto terms = bce_reliability::ComputeGradTerms(x, y, g, w, pw, scale);
+    const auto v = bce_reliability::Judge(got, terms.g, terms, compute, out.dtype);
+    if (!v.ok) {
+      char detail[512];
+      std::snprintf(detail, sizeof(detail),
+                    "element %lld: got %.17g, float64 %.17g, bound %.3g (x=%.17g y=%.17g dout=%.17g w=%.17g pw=%.17g)",
+                    static_cast<long long>(i), got, terms.g, v.bound, x, y, g, w ? *w : 1.0, pw ? *pw : 1.0);
+      check.Fail("result outside the error bound", detail);
+    }
+  }
+}
+
+/// Bytes of out's storage that lie outside its view must equal @p before.
+void CheckOutsideViewUntouched(const Checker& check, const Case& c, const Operand& out,
+                               const std::vector<uint8_t>& before) {
+  const std::vector<uint8_t> after = out.Bytes();
+  std::vector<bool> in_view(static_cast<size_t>(out.plan.storage_elems), false);
+  const int64_t n = Numel(c.self_dims);
+  Dims index(c.self_dims.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rem = i;
+    for (size_t k = c.self_dims.size(); k-- > 0;) {
+      index[k] = rem % c.self_dims[k];
+      rem /= c.self_dims[k];
+    }
+    in_view[static_cast<size_t>(StorageIndexOf(out.plan, c.self_dims, index))] = true;
+  }
+  const size_t elem = out.ElemSize();
+  for (size_t e = 0; e < in_view.size(); ++e) {
+    if (in_view[e]) continue;
+    if (std::memcmp(after.data() + e * elem, before.data() + e * elem, elem) != 0) {
+      check.Fail("a storage element outside out's view was written", "storage element " + std::to_string(e));
+    }
+  }
+}
+
+aclrtStream StreamOf(StreamMode mode, void* not_a_stream) {
+  switch (mode) {
+    case StreamMode::kCreated: return g_stream;
+    case StreamMode::kNotAStream: return not_a_stream;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  aclInit(nullptr);
+  aclrtSetDevice(0);
+  aclrtCreateStream(&g_stream);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  ByteReader in(data, size);
+  const std::optional<Case> decoded = Decode(in);
+  if (!decoded) return -1;
+  const Case& c = *decoded;
+  SplitMix rng(c.seed);
+
+  // Tensors. Out may be a second tensor over self's or gradOutput's storage and view.
+  std::array<std::unique_ptr<Operand>, kSlots> owned;
+  for (int slot = 0; slot < kSlots; ++slot) {
+    if (!c.operands[slot].present) continue;
+    owned[slot] = std::make_unique<Operand>();
+    owned[slot]->plan = c.operands[slot];
+  }
+  const int aliased = c.alias == Alias::kOutIsSelf ? kSelf : (c.alias == Alias::kOutIsDout ? kDout : -1);
+  const bool alias = aliased >= 0 && owned[aliased] != nullptr && owned[kOut] != nullptr;
+  if (alias) owned[kOut]->plan = owned[aliased]->plan;
+  std::array<Operand*, kSlots> ops{};
+  std::array<const OperandPlan*, kSlots> passed{};
+  for (int slot = 0; slot < kSlots; ++slot) {
+    Operand* op = owned[slot].get();
+    if (op == nullptr) continue;
+    if (alias && slot == kOut) {
+      op->data = owned[aliased]->data;
+      const OperandPlan& p = op->plan;
+      const Dims storage_dims = p.storage_as_view_dims ? p.dims : Dims{p.storage_elems};
+      op->tensor = aclCreateTensor(p.dims.data(), p.dims.size(), p.dtype, p.strides.data(), p.offset, p.format,
+                                   storage_dims.data(), storage_dims.size(), op->data);
+    } else {
+      Materialise(*op, slot, rng);
+    }
+    // Layouts are valid by construction: only a dtype without a size may be refused.
+    if (op->tensor == nullptr && aclDataTypeSize(op->plan.dtype) != 0) {
+      bce_fuzz::Violation("aclCreateTensor refused a valid tensor", aclGetRecentErrMsg());
+    }
+    if (op->tensor != nullptr) {
+      ops[slot] = op;
+      passed[slot] = &op->plan;
+    }
+  }
+  const Checker check(c, passed);
+  for (Operand* op : ops) {
+    if (op != nullptr) op->before = op->Bytes();
+  }
+
+  // First phase.
+  const Expected expected = ModelFirstPhase(c, passed);
+  auto tensor = [&](int slot) { return ops[slot] != nullptr ? ops[slot]->tensor : nullptr; };
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  std::string sentinel = SetSentinel();
+  const aclnnStatus first = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
+      tensor(kDout), tensor(kSelf), tensor(kTarget), tensor(kWeight), tensor(kPosWeight), c.reduction, tensor(kOut),
+      c.null_workspace_size ? nullptr : &workspace_size, c.null_executor ? nullptr : &executor);
+  if (std::getenv("BCE_FUZZ_DESCRIBE") != nullptr) {  // what a corpus file means
+    std::fprintf(stderr, "%s\n  -> first phase %d (model %d%s) %s\n", Describe(c, passed).c_str(), first,
+                 expected.status, expected.either ? " or 161002" : "", first == 0 ? "" : aclGetRecentErrMsg());
+  }
+  const bool first_ok = first == expected.status || (expected.either && first == ACLNN_ERR_PARAM_INVALID);
+  if (!first_ok) {
+    check.Fail("first phase status differs from the model",
+               "got " + std::to_string(first) + " (" + aclGetRecentErrMsg() + "), model " +
+                   std::to_string(expected.status) + " (" + expected.rule + ")");
+  }
+  auto untouched = [&](const char* when) {
+    for (Operand* op : ops) {
+      if (op != nullptr && op->Bytes() != op->before) check.Fail("storage written by a failing call", when);
+    }
+  };
+  if (first != ACLNN_SUCCESS) {
+    check.ExpectOwnMessage(sentinel, "first phase");
+    untouched("first phase");
+    return 0;
+  }
+  if (executor == nullptr) check.Fail("first phase succeeded without an executor");
+  if (Numel(c.self_dims) == 0 && workspace_size != 0) check.Fail("empty self asks for a workspace");
+
+  // Second phase: one misuse at most, then a proper launch.
+  int not_a_stream = 0;
+  void* workspace = nullptr;
+  const uint64_t allocated = workspace_size + 64;
+  if (aclrtMalloc(&workspace, allocated, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) std::abort();
+  void* pass_workspace = workspace;
+  uint64_t pass_size = workspace_size;
+  aclnnStatus misuse_expected = ACLNN_SUCCESS;
+  switch (c.workspace_mode) {
+    case WorkspaceMode::kLarger: pass_size = allocated; break;
+    case WorkspaceMode::kSmaller:
+      if (workspace_size > 0) {
+        pass_size = workspace_size - 1;
+        misuse_expected = ACLNN_ERR_PARAM_INVALID;
+      }
+      break;
+    case WorkspaceMode::kNull:
+      pass_workspace = nullptr;
+      if (workspace_size > 0) misuse_expected = ACLNN_ERR_PARAM_NULLPTR;
+      break;
+    case WorkspaceMode::kZeroSize:
+      pass_size = 0;
+      if (workspace_size > 0) misuse_expected = ACLNN_ERR_PARAM_INVALID;
+      break;
+    default: break;
+  }
+  if (c.stream_mode == StreamMode::kNotAStream) misuse_expected = ACLNN_ERR_PARAM_INVALID;
+  aclrtStream stream = StreamOf(c.stream_mode, &not_a_stream);
+  const bool repeatable = c.repeatable && !alias;
+  if (repeatable && aclSetAclOpExecutorRepeatable(executor) != ACLNN_SUCCESS) {
+    check.Fail("aclSetAclOpExecutorRepeatable failed on a fresh executor", aclGetRecentErrMsg());
+  }
+  bool consumed = false;
+  if (misuse_expected != ACLNN_SUCCESS) {
+    sentinel = SetSentinel();
+    const aclnnStatus s = aclnnBinaryCrossEntropyWithLogitsBackward(pass_workspace, pass_size, executor, stream);
+    if (s != misuse_expected) {
+      check.Fail("second phase misuse gave another status",
+                 "got " + std::to_string(s) + ", expected " + std::to_string(misuse_expected));
+    }
+    check.ExpectOwnMessage(sentinel, "second phase");
+    aclrtSynchronizeStream(nullptr);
+    aclrtSynchronizeStream(g_stream);
+    untouched("second phase");
+    // The refused launch did not consume the executor: a proper launch follows.
+    pass_workspace = workspace;
+    pass_size = workspace_size;
+    stream = c.stream_mode == StreamMode::kNotAStream ? nullptr : stream;
+  }
+  const aclnnStatus second = aclnnBinaryCrossEntropyWithLogitsBackward(pass_workspace, pass_size, executor, stream);
+  if (second != ACLNN_SUCCESS) {
+    check.Fail("second phase failed on a good executor", std::to_string(second) + ": " + aclGetRecentErrMsg());
+  }
+  consumed = !repeatable;
+  if (aclrtSynchronizeStream(stream) != ACL_SUCCESS) check.Fail("aclrtSynchronizeStream failed");
+
+  CheckResults(check, c, ops);
+  CheckOutsideViewUntouched(check, c, *ops[kOut], ops[kOut]->before);
+  for (int slot : {kDout, kSelf, kTarget, kWeight, kPosWeight}) {
+    if (ops[slot] == nullptr || (alias && slot == aliased)) continue;
+    if (ops[slot]->Bytes() != ops[slot]->before) check.Fail("an input's storage was written", kSlotNames[slot]);
+  }
+
+  if (repeatable) {
+    const std::vector<uint8_t> first_result = ops[kOut]->Bytes();
+    for (int k = 0; k < 2; ++k) {
+      if (aclnnBinaryCrossEntropyWithLogitsBackward(workspace, workspace_size, executor, stream) != ACLNN_SUCCESS) {
+        check.Fail("a repeatable executor failed on a repeat", aclGetRecentErrMsg());
+      }
+    }
+    aclrtSynchronizeStream(stream);
+    if (ops[kOut]->Bytes() != first_result) check.Fail("a repeatable executor gave other bits on a repeat");
+    if (aclDestroyAclOpExecutor(executor) != ACLNN_SUCCESS) check.Fail("destroying a repeatable executor failed");
+  } else if (consumed) {
+    sentinel = SetSentinel();
+    if (aclnnBinaryCrossEntropyWithLogitsBackward(workspace, workspace_size, executor, stream) !=
+        ACLNN_ERR_PARAM_INVALID) {
+      check.Fail("a consumed executor ran again");
+    }
+    check.ExpectOwnMessage(sentinel, "consumed executor");
+    if (aclDestroyAclOpExecutor(executor) != ACLNN_ERR_PARAM_INVALID) check.Fail("a consumed executor was destroyed");
+  }
+  aclrtSynchronizeStream(stream);
+  aclrtFree(workspace);
+  return 0;
+}

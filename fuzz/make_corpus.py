@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of the fuzz targets (fuzz/corpus/<target>/<name>).
+
+Each seed is the byte string that the target's decoder (fuzz_input.h, fuzz_create_tensor.cpp,
+fuzz_bce_op.cpp) turns into one chosen call: the Encoder below mirrors the decoder's choices, one
+method per decision, in the decoder's order. A drift between the two only changes what a seed
+means, never whether it is a valid input (every byte string is).
+
+    python3 fuzz/make_corpus.py          # rewrites fuzz/corpus/
+"""
+import os
+import shutil
+import struct
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+
+# Mirrors of the decoder's tables (fuzz_input.h).
+EDGES = ["-1", "-2", "min", "max", "max-1", "max/2", "max/2+1", "max/3+1", "max/4+1", "max/8+1",
+         "2^31-1", "2^31", "2^31+1", "2^32-1", "2^32", "2^32+1", "2^40", "2^61", "2^62", "2^62+1",
+         "sqrt2^63", "65536", "65537", "4096", "-2^31"]
+FLOATS = {"fp32": 0, "fp16": 1, "bf16": 2, "fp64": 3}
+ALL_DTYPES = ["undefined", "fp32", "fp16", "int8", "int32", "uint8", "int16", "uint16", "uint32", "int64",
+              "uint64", "fp64", "bool", "string", "complex64", "complex128", "bf16", "int4", "uint1",
+              "complex32", "5", "14", "15", "26", "28", "40", "63", "-2", "-64"]
+ALL_FORMATS = ["undefined", "nchw", "nhwc", "nd", "nc1hwc0", "fractal_z", "nc1hwc0_c04", "hwcn", "ndhwc",
+               "fractal_nz", "ncdhw", "ndc1hwc0", "fractal_z_3d", "nc", "ncl", "5", "50", "63", "-2", "-64"]
+
+
+def table_selector(table, name, first=224):
+    """The byte >= first that picks table[name] as `selector % len(table)`."""
+    index = table.index(name)
+    selector = first + (index - first) % len(table)
+    assert first <= selector < 256 and selector % len(table) == index
+    return selector
+
+
+class Encoder:
+    def __init__(self):
+        self.out = bytearray()
+
+    def byte(self, b):
+        self.out.append(b & 0xFF)
+
+    def below(self, value, n):  # decoder: Byte() % n == value
+        assert 0 <= value < n
+        self.byte(value)
+
+    def one_in(self, hit, n):  # decoder: Byte() % n == n - 1
+        self.byte(n - 1 if hit else 0)
+
+    def u64(self, v):
+        self.out += struct.pack("<Q", v & 0xFFFFFFFFFFFFFFFF)
+
+    def i64(self, v):
+        """InterestingI64: small values 0..8, named edges, or a raw 64-bit value."""
+        if isinstance(v, str):
+            self.byte(160 + (EDGES.index(v) - 160) % len(EDGES))
+        elif 0 <= v < 9:
+            self.byte(v)
+        else:
+            self.byte(240)
+            self.u64(v)
+
+    def dtype(self, name):
+        if name in FLOATS:
+            self.byte(FLOATS[name])
+        else:
+            self.byte(table_selector(ALL_DTYPES, name))
+
+    def format(self, name="nd"):
+        self.byte(0 if name == "nd" else table_selector(ALL_FORMATS, name))
+
+
+def write(target, name, data):
+    directory = os.path.join(ROOT, target)
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, name), "wb") as f:
+        f.write(bytes(data))
+
+
+# ---------------------------------------------------------------------------------------------
+# create_tensor: count, dims, strides?, offset, dtype, format, storage, null flags
+# ---------------------------------------------------------------------------------------------
+def create_tensor(dims, strides=None, offset=0, dtype="fp32", fmt="nd", storage=("view",), dims_null=False,
+                  storage_null=False, data_null=False, count=None):
+    e = Encoder()
+    n = len(dims) if count is None else count
+    if n < 10:
+        e.byte(n)
+    elif n < 40:
+        e.byte(200 + (n - 200) % 40)
+    else:
+        e.byte(250)
+        e.u64(n)
+    for d in dims:
+        e.i64(d)
+    e.below(1 if strides is None else 0, 3)
+    if strides is not None:
+        for s in strides:
+            e.i64(s)
+    e.i64(offset)
+    e.dtype(dtype)
+    e.format(fmt)
+    if storage[0] == "one":
+        e.below(0, 4)
+        e.i64(storage[1])
+    elif storage[0] == "view":
+        e.below(1, 4)
+    else:  # ("dims", [..])
+        e.below(2, 4)
+        e.byte(len(storage[1]))
+        for d in storage[1]:
+            e.i64(d)
+    e.one_in(dims_null, 16)
+    e.one_in(storage_null, 16)
+    e.one_in(data_null, 8)
+    return e.out
+
+
+CREATE_TENSOR_SEEDS = {
+    "scalar": create_tensor([]),
+    "contiguous_2x3": create_tensor([2, 3]),
+    "contiguous_rank8": create_tensor([2, 1, 2, 1, 2, 1, 2, 2]),
+    "strided_with_offset": create_tensor([3, 2], [1, 3], 2, storage=("one", 8)),
+    "stride0_broadcast": create_tensor([4, 5], [0, 1], 0, storage=("one", 5)),
+    "storage_too_small": create_tensor([4, 4], [5, 1], 0, storage=("one", 16)),
+    "empty_with_huge_strides": create_tensor([0, "max"], ["max", "max"], 0, storage=("one", 0), data_null=True),
+    "numel_overflow": create_tensor(["2^32", "2^32"], [0, 0], 0, storage=("one", 1)),
+    "bytes_overflow": create_tensor(["2^62"], [0], 0, storage=("one", 1)),
+    "storage_bytes_overflow": create_tensor([1], [1], 0, storage=("one", "2^62")),
+    "past_2^31_stride0": create_tensor(["2^31+1"], [0], 0, dtype="fp16", storage=("one", 1)),
+    "reach_overflow": create_tensor([2, 2], ["max", 1], 0, storage=("one", 16)),
+    "huge_offset": create_tensor([1], [1], "max", storage=("one", 16)),
+    "negative_dim": create_tensor([-1, 2], [1, 1], 0, storage=("one", 16)),
+    "negative_stride": create_tensor([4], [-1], 3, storage=("one", 16)),
+    "negative_offset": create_tensor([4], [1], -1, storage=("one", 16)),
+    "negative_storage": create_tensor([4], [1], 0, storage=("dims", [4, -1])),
+    "rank_33": create_tensor([1] * 33, None, 0, storage=("one", 1)),
+    "rank_32": create_tensor([1] * 32, None, 0, storage=("one", 1)),
+    "huge_count": create_tensor([1, 1], None, 0, count=2**64 - 1),
+    "null_dims": create_tensor([2, 2], None, 0, dims_null=True),
+    "null_storage_dims": create_tensor([2, 2], None, 0, storage_null=True),
+    "null_data": create_tensor([2, 2], None, 0, data_null=True),
+    "dtype_undefined": create_tensor([2], None, 0, dtype="undefined"),
+    "dtype_int32": create_tensor([2], None, 0, dtype="int32"),
+    "dtype_invalid_99": create_tensor([2], None, 0, dtype="63"),
+    "dtype_complex128": create_tensor([2], None, 0, dtype="complex128"),
+    "format_nchw": create_tensor([1, 2, 2, 2], None, 0, fmt="nchw"),
+    "format_invalid": create_tensor([2, 2], None, 0, fmt="50"),
+    "storage_2d_view": create_tensor([3, 4], [4, 1], 0, storage=("dims", [3, 4])),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# bce_op: seed, reduction, self dims, six operands, alias, null flags, workspace, stream, repeat
+# ---------------------------------------------------------------------------------------------
+def numel(dims):
+    n = 1
+    for d in dims:
+        n *= d
+    return n
+
+
+def encode_layout(e, rank, empty, kind="contiguous", storage_as_view=False):
+    kinds = {"contiguous": 0, "offset": 1, "permuted": 2, "expanded": 3, "arbitrary": 4, "transposed": 5}
+    k = kinds[kind]
+    e.below(k, 7)
+    if k == 2:
+        for size in range(rank, 1, -1):
+            e.below(size - 1, size)  # swap with the last place: a rotation
+        for _ in range(rank):
+            e.below(1, 3)  # padding 1
+    if k == 3:
+        for d in range(rank):
+            e.below(d % 2, 2)
+    if k == 4:
+        for d in range(rank):
+            e.below(1, 6)  # every stride 1: elements share memory
+    if k != 0:
+        e.below(2, 5)  # offset
+    if empty:
+        e.below(1, 3)
+    elif k != 0:
+        e.below(1, 3)  # extra storage
+    if k == 0 and not empty:
+        e.below(1 if storage_as_view else 0, 2)
+
+
+BROADCAST = {"same": 0, "scalar": 1, "one": 2, "last": 3, "ones": 4, "drop": 5, "changed": 7, "longer": 8}
+
+
+def operand(e, slot, rank, dims, spec):
+    """spec: dict(present, dtype, format, shape, layout, values, storage_as_view)."""
+    required = slot in ("self", "target", "dout", "out")
+    if required:
+        e.one_in(not spec.get("present", True), 40)
+    else:
+        e.below(1 if spec.get("present", False) else 0, 2)
+    e.dtype(spec.get("dtype", "fp32"))
+    if slot == "out":
+        e.below(7 if spec.get("out_dtype_free", False) else 0, 8)
+    e.format(spec.get("format", "nd"))
+    shape = spec.get("shape", "same")
+    shape_dims = list(dims)
+    if slot in ("self", "target", "out"):
+        e.one_in(shape != "same", 16)
+        if shape != "same":
+            e.below(BROADCAST[shape], 9)
+            shape_dims = broadcast_dims(e, dims, shape)
+        if slot == "self":
+            shape_dims = list(dims)
+    else:
+        e.below(BROADCAST[shape], 9)
+        shape_dims = broadcast_dims(e, dims, shape)
+    encode_layout(e, len(shape_dims), numel(shape_dims) == 0, spec.get("layout", "contiguous"),
+                  spec.get("storage_as_view", False))
+    e.below(spec.get("values", 0), 8)
+
+
+def broadcast_dims(e, dims, shape):
+    if shape == "same":
+        return list(dims)
+    if shape == "scalar":
+        return []
+    if shape == "one":
+        return [1] if dims else []
+    if shape == "last":
+        return [dims[-1]] if dims else []
+    if shape == "ones":
+        return [1] * len(dims)
+    if shape == "drop":
+        drop = min(1, len(dims))
+        e.below(drop, len(dims) + 1)
+        rest = list(dims[drop:])
+        for i in range(len(rest)):
+            e.below(i % 2, 2)
+            if i % 2:
+                rest[i] = 1
+        return rest
+    if shape == "changed":
+        base = list(dims) if dims else [2]
+        e.below(0, len(base))
+        e.below(0, 3)
+        base[0] += 1
+        return base
+    return [2] + list(dims)  # longer
+
+
+def bce_op(seed, reduction, dims, ops, alias="none", null_ws=False, null_exec=False, workspace="exact",
+           stream="default", repeatable=False, long_row=None):
+    e = Encoder()
+    e.u64(seed)
+    if isinstance(reduction, int) and 0 <= reduction < 3:
+        e.byte(reduction)
+    else:
+        e.byte(240)
+        e.i64(reduction)
+    rank = len(dims)
+    e.byte(rank if rank <= 8 else 250 + (rank - 9))
+    for d in dims[:-1] if long_row else dims:
+        assert 0 <= d <= 5, "the decoder makes dims 0..5 (and a long last row of 7..66)"
+        e.below(15 if d == 0 else d - 1, 16)
+    if long_row:
+        e.below(0, 16)
+    e.one_in(long_row is not None, 8)
+    if long_row:
+        e.below(long_row - 7, 60)
+        dims = list(dims[:-1]) + [long_row]
+    for slot in ("self", "target", "dout", "weight", "pos_weight", "out"):
+        operand(e, slot, rank, dims, ops.get(slot, {}))
+    e.below({"none": 0, "self": 14, "dout": 15}[alias], 16)
+    e.one_in(null_ws, 64)
+    e.one_in(null_exec, 64)
+    e.below({"exact": 0, "larger": 11, "smaller": 12, "null": 13, "zero": 14}[workspace], 16)
+    e.below({"default": 0, "created": 10, "not_a_stream": 15}[stream], 16)
+    e.below(3 if repeatable else 0, 4)
+    return e.out
+
+
+def uniform(dtype, **extra):
+    spec = {"dtype": dtype}
+    spec.update(extra)
+    return {"self": dict(spec), "target": dict(spec), "dout": dict(spec, shape="scalar"), "out": dict(spec)}
+
+
+def with_optional(base, weight=None, pos_weight=None):
+    ops = {k: dict(v) for k, v in base.items()}
+    if weight:
+        ops["weight"] = dict(weight, present=True)
+    if pos_weight:
+        ops["pos_weight"] = dict(pos_weight, present=True)
+    return ops
+
+
+BCE_OP_SEEDS = {}
+for dt in ("fp32", "fp16", "bf16", "fp64"):
+    for red in (0, 1, 2):
+        BCE_OP_SEEDS[f"{dt}_2x3_reduction{red}"] = bce_op(1 + red, red, [2, 3], uniform(dt))
+BCE_OP_SEEDS.update({
+    "scalar_self": bce_op(7, 1, [], uniform("fp32")),
+    "empty_self": bce_op(8, 0, [3, 0, 2], uniform("fp16")),
+    "rank8_all_optional": bce_op(9, 2, [2, 1, 2, 1, 2, 1, 2, 2], with_optional(
+        uniform("bf16"), {"dtype": "bf16", "shape": "last"}, {"dtype": "bf16", "shape": "ones"})),
+    "mixed_dtypes_weight_pos_weight": bce_op(10, 1, [4, 5], with_optional(
+        {"self": {"dtype": "fp16"}, "target": {"dtype": "fp32"}, "dout": {"dtype": "bf16", "shape": "one"},
+         "out": {"dtype": "fp32"}}, {"dtype": "fp64", "shape": "last"}, {"dtype": "fp16", "shape": "drop"})),
+    "permuted_views": bce_op(11, 0, [3, 4, 5], {
+        "self": {"dtype": "fp32", "layout": "permuted"}, "target": {"dtype": "fp32", "layout": "transposed"},
+        "dout": {"dtype": "fp32", "layout": "offset"}, "out": {"dtype": "fp32", "layout": "permuted"}}),
+    "expanded_inputs": bce_op(12, 2, [4, 5], {
+        "self": {"dtype": "bf16", "layout": "expanded"}, "target": {"dtype": "bf16", "layout": "expanded"},
+        "dout": {"dtype": "bf16", "shape": "same", "layout": "expanded"}, "out": {"dtype": "bf16"}}),
+    "out_transposed": bce_op(13, 0, [5, 4], dict(uniform("fp16"), out={"dtype": "fp16", "layout": "transposed"})),
+    "out_overlapping": bce_op(14, 0, [3, 4], dict(uniform("fp32"), out={"dtype": "fp32", "layout": "arbitrary"})),
+    "long_row": bce_op(15, 1, [2, 3], uniform("fp32"), long_row=66),
+    "in_place_self": bce_op(16, 0, [4, 4], uniform("fp32"), alias="self"),
+    "in_place_dout": bce_op(17, 2, [4, 4], dict(uniform("fp16"), dout={"dtype": "fp16", "shape": "same"}),
+                            alias="dout"),
+    "special_values": bce_op(18, 0, [5, 3], {
+        "self": {"dtype": "fp32", "values": 6}, "target": {"dtype": "fp32", "values": 6},
+        "dout": {"dtype": "fp32", "values": 6, "shape": "last"}, "out": {"dtype": "fp32"}}),
+    "huge_logits": bce_op(19, 0, [1], {"self": {"dtype": "fp64", "values": 7}, "target": {"dtype": "fp64"},
+                                         "dout": {"dtype": "fp64"}, "out": {"dtype": "fp64"}},
+                          long_row=16),
+    "target_null": bce_op(20, 0, [2, 2], dict(uniform("fp32"), target={"present": False})),
+    "out_null": bce_op(21, 0, [2, 2], dict(uniform("fp32"), out={"present": False})),
+    "null_executor_pointer": bce_op(22, 0, [2, 2], uniform("fp32"), null_exec=True),
+    "rank9": bce_op(23, 0, [1, 1, 1, 1, 1, 1, 1, 1, 2], uniform("fp32")),
+    "dtype_int32_self": bce_op(24, 0, [3], dict(uniform("fp32"), self={"dtype": "int32"})),
+    "out_dtype_differs": bce_op(25, 0, [3], dict(uniform("fp32"), out={"dtype": "fp16", "out_dtype_free": True})),
+    "format_mismatch": bce_op(26, 0, [3], dict(uniform("fp32"), target={"dtype": "fp32", "format": "nchw"})),
+    "target_shape_differs": bce_op(27, 0, [3, 2], dict(uniform("fp32"), target={"dtype": "fp32", "shape": "changed"})),
+    "weight_not_broadcastable": bce_op(28, 0, [3, 2], with_optional(uniform("fp32"), {"dtype": "fp32",
+                                                                                       "shape": "longer"})),
+    "reduction_invalid": bce_op(29, 7, [3], uniform("fp32")),
+    "workspace_too_small": bce_op(30, 0, [5, 5], dict(uniform("fp16"), out={"dtype": "fp16", "layout": "transposed"}),
+                                  workspace="smaller"),
+    "workspace_null": bce_op(31, 0, [5, 5], dict(uniform("bf16"), out={"dtype": "bf16", "layout": "transposed"}),
+                             workspace="null"),
+    "created_stream_repeatable": bce_op(32, 1, [5, 1], uniform("fp32"), stream="created", repeatable=True,
+                                        long_row=40),
+    "not_a_stream": bce_op(33, 0, [2, 2], uniform("fp32"), stream="not_a_stream"),
+})
+
+
+def main():
+    if os.path.isdir(ROOT):
+        shutil.rmtree(ROOT)
+    for name, data in CREATE_TENSOR_SEEDS.items():
+        write("create_tensor", name, data)
+    for name, data in BCE_OP_SEEDS.items():
+        write("bce_op", name, data)
+    print(f"{len(CREATE_TENSOR_SEEDS)} create_tensor seeds, {len(BCE_OP_SEEDS)} bce_op seeds in {ROOT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Fuzzing with libFuzzer (clang 14, ASan + UBSan; see fuzz/ and the `fuzz` preset).
+#   scripts/fuzz.sh          build the fuzz preset and replay the committed corpus (fuzz/corpus/<target>)
+#   scripts/fuzz.sh --ci     ... then fuzz each target for FUZZ_SECONDS (default 60) from a copy of
+#                            its corpus (build/fuzz/corpus/<target>, so fuzz/corpus stays as committed)
+# Exits non-zero on any finding: a crash, a sanitizer report, a leak, a timeout or a broken
+# invariant. Findings are written to build/fuzz/artifacts/ and can be replayed with
+#   build/fuzz/fuzz/fuzz_<target> build/fuzz/artifacts/<file>
+# Environment: FUZZ_SECONDS (per target), FUZZ_JOBS (build parallelism, default 2),
+# BCE_FUZZ_KNOWN_BUGS=1 (also fuzz what reported, still open library bugs would trip).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ci=0
+for arg in "$@"; do
+  case "$arg" in
+    --ci) ci=1 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "fuzz.sh: unknown argument $arg" >&2; exit 2 ;;
+  esac
+done
+seconds="${FUZZ_SECONDS:-60}"
+targets=(create_tensor bce_op)
+build=build/fuzz
+artifacts="$build/artifacts"
+
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "${FUZZ_JOBS:-2}"
+mkdir -p "$artifacts"
+
+# Options for every run: a finding must stop the run with a non-zero status.
+common=(-timeout=10 -rss_limit_mb=4096 -artifact_prefix="$artifacts/" -print_final_stats=1)
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+status=0
+summary=()
+stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -n 1; }
+
+for t in "${targets[@]}"; do
+  exe="$build/fuzz/fuzz_$t"
+  corpus="fuzz/corpus/$t"
+  log="$build/fuzz_${t}_replay.log"
+  echo "--- $t: replaying $(ls "$corpus" | wc -l) corpus files"
+  if ! "$exe" "${common[@]}" -runs=0 "$corpus" >"$log" 2>&1; then
+    echo "FINDING while replaying the corpus of $t:"; tail -n 40 "$log"
+    status=1
+    continue
+  fi
+  [ "$ci" = 1 ] || continue
+
+  work="$build/corpus/$t"
+  rm -rf "$work"; mkdir -p "$work"; cp "$corpus"/* "$work"/
+  log="$build/fuzz_${t}.log"
+  echo "--- $t: fuzzing for ${seconds} s"
+  if "$exe" "${common[@]}" -max_total_time="$seconds" "$work" >"$log" 2>&1; then
+    execs=$(stat number_of_executed_units "$log")
+    rate=$(stat average_exec_per_sec "$log")
+    summary+=("$t: ${execs:-?} executions (${rate:-?}/s) in ${seconds} s, corpus $(ls "$corpus" | wc -l) -> $(ls "$work" | wc -l) files, no finding")
+  else
+    echo "FINDING while fuzzing $t:"; tail -n 60 "$log"
+    summary+=("$t: FINDING (see $log and $artifacts/)")
+    status=1
+  fi
+done
+
+if [ "$ci" = 1 ]; then
+  echo; echo "=== fuzzing summary"
+  for line in "${summary[@]}"; do echo "$line"; done
+fi
+[ "$status" = 0 ] && echo "fuzz.sh: no finding"
+exit "$status"
