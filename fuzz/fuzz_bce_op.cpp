@@ -27,6 +27,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
 #include "common/dtype.h"
+#include "dims.h"
 #include "fuzz_input.h"
 #include "tolerance.h"
 
@@ -34,6 +35,8 @@ namespace {
 
 using bce_fuzz::ByteReader;
 using bce_fuzz::SplitMix;
+using bce_reliability::DimsText;
+using bce_reliability::Numel;
 
 constexpr int64_t kMaxStorageElems = 4096;
 constexpr int64_t kMaxSelfElems = 1024;
@@ -47,19 +50,7 @@ aclrtStream g_stream = nullptr;  // a created stream, alive for the whole run
 
 using Dims = std::vector<int64_t>;
 
-int64_t Numel(const Dims& dims) { return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>()); }
-
 bool IsFloat(aclDataType t) { return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16 || t == ACL_DOUBLE; }
-
-std::string DimsText(const Dims& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i != 0) s += ',';
-    s += std::to_string(dims[i]);
-  }
-  s += ']';
-  return s;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Decoding

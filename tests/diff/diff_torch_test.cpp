@@ -25,13 +25,16 @@
 #include <vector>
 
 #include "common/bce_test_util.h"
+#include "dims.h"
 #include "tolerance.h"
 
 namespace {
 
 using bce_reliability::ComputeGradTerms;
+using bce_reliability::DimsText;
 using bce_reliability::GradTerms;
 using bce_reliability::Judge;
+using bce_reliability::Numel;
 using bce_reliability::Verdict;
 using bce_test::TestTensor;
 
@@ -46,20 +49,6 @@ const char* DTypeLabel(aclDataType t) {
     case ACL_DOUBLE: return "fp64";
     default: return "?";
   }
-}
-
-int64_t Numel(const std::vector<int64_t>& dims) {
-  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
-}
-
-std::string DimsText(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i != 0) s += ',';
-    s += std::to_string(dims[i]);
-  }
-  s += ']';
-  return s;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -33,19 +33,7 @@ constexpr int kRounds = 12;
 constexpr int kThreads = 8;
 constexpr int kBatch = 3;  // launches a thread queues before it synchronizes
 
-class Concurrency : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { problems_ = new auto(bce_stress::MakeStressProblems()); }
-  static void TearDownTestSuite() {
-    delete problems_;
-    problems_ = nullptr;
-  }
-  static const std::vector<std::unique_ptr<StressProblem>>& problems() { return *problems_; }
-
- private:
-  static std::vector<std::unique_ptr<StressProblem>>* problems_;
-};
-std::vector<std::unique_ptr<StressProblem>>* Concurrency::problems_ = nullptr;
+using Concurrency = bce_stress::StressProblemsTest;
 
 /// Runs kRounds batches of kBatch problems on @p stream from the calling thread and returns how
 /// many results differed from the golden bytes.
@@ -117,7 +105,7 @@ TEST_F(Concurrency, ThreadsEachCreatingAndDestroyingTheirOwnStreams) {
 // A worker started by one resize of the pool must see the stop of the next resize even if it first
 // runs after it (this hung for ever before 7f2b4e6).
 TEST_F(Concurrency, ThreadCountChangedBetweenLaunchesOfOneThread) {
-  const StressProblem& p = *problems()[0];  // several blocks: every launch uses (and resizes) the pool
+  const StressProblem& p = problem(0);  // several blocks: every launch uses (and resizes) the pool
   for (int k = 0; k < 300; ++k) {
     ASSERT_EQ(aclnnCpuSetNumThreads(2 + k % 3), ACL_SUCCESS);
     auto out = p.MakeOut();
@@ -274,63 +262,60 @@ TEST_F(Concurrency, DestroyStreamWithQueuedLaunchesWaitsForThem) {
 // ---------------------------------------------------------------------------------------------
 // Races on one executor: exactly one of many threads may consume or destroy it.
 // ---------------------------------------------------------------------------------------------
+struct RaceOutcome {
+  int successes = 0;
+  int refusals = 0;  // ACLNN_ERR_PARAM_INVALID with a message
+};
+
+/// Calls @p call from kThreads threads released at the same moment.
+template <class Call>
+RaceOutcome RaceFromAllThreads(Call call) {
+  std::atomic<int> successes{0}, refusals{0};
+  std::barrier start(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      start.arrive_and_wait();
+      const aclnnStatus s = call();
+      if (s == ACLNN_SUCCESS) ++successes;
+      if (s == ACLNN_ERR_PARAM_INVALID && aclGetRecentErrMsg()[0] != '\0') ++refusals;
+    });
+  }
+  for (auto& th : threads) th.join();
+  return {successes.load(), refusals.load()};
+}
+
 TEST_F(Concurrency, NonRepeatableExecutorLaunchedFromEightThreadsRunsExactlyOnce) {
   for (int trial = 0; trial < 20; ++trial) {
-    const StressProblem& p = *problems()[0];
-    auto out = p.MakeOut();
-    uint64_t workspace_size = 0;
-    aclOpExecutor* executor = nullptr;
-    ASSERT_EQ(FirstPhase(p, out->get(), &workspace_size, &executor), ACLNN_SUCCESS);
+    const StressProblem& p = problem(0);
+    auto [out, workspace_size, executor] = bce_stress::Plan(p);
+    ASSERT_NE(executor, nullptr);
     std::vector<char> workspace(workspace_size + 1);
-    std::atomic<int> successes{0}, invalid{0};
-    std::barrier start(kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t) {
-      threads.emplace_back([&] {
-        start.arrive_and_wait();
-        const aclnnStatus s =
-            aclnnBinaryCrossEntropyWithLogitsBackward(workspace.data(), workspace_size, executor, nullptr);
-        if (s == ACLNN_SUCCESS) ++successes;
-        if (s == ACLNN_ERR_PARAM_INVALID && aclGetRecentErrMsg()[0] != '\0') ++invalid;
-      });
-    }
-    for (auto& th : threads) th.join();
+    const RaceOutcome r = RaceFromAllThreads(
+        [&] { return aclnnBinaryCrossEntropyWithLogitsBackward(workspace.data(), workspace_size, executor, nullptr); });
     ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
-    EXPECT_EQ(successes.load(), 1);
-    EXPECT_EQ(invalid.load(), kThreads - 1);
+    EXPECT_EQ(r.successes, 1);
+    EXPECT_EQ(r.refusals, kThreads - 1);
     EXPECT_EQ(out->StorageBytes(), p.golden);
   }
 }
 
 TEST_F(Concurrency, ExecutorDestroyedFromEightThreadsIsDestroyedExactlyOnce) {
   for (int trial = 0; trial < 20; ++trial) {
-    const StressProblem& p = *problems()[1];
-    auto out = p.MakeOut();
-    uint64_t workspace_size = 0;
-    aclOpExecutor* executor = nullptr;
-    ASSERT_EQ(FirstPhase(p, out->get(), &workspace_size, &executor), ACLNN_SUCCESS);
+    const StressProblem& p = problem(1);
+    auto [out, workspace_size, executor] = bce_stress::Plan(p);
+    ASSERT_NE(executor, nullptr);
     if (trial % 2 == 1) {
       ASSERT_EQ(aclSetAclOpExecutorRepeatable(executor), ACLNN_SUCCESS);
     }
-    std::atomic<int> successes{0}, invalid{0};
-    std::barrier start(kThreads);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kThreads; ++t) {
-      threads.emplace_back([&] {
-        start.arrive_and_wait();
-        const aclnnStatus s = aclDestroyAclOpExecutor(executor);
-        if (s == ACLNN_SUCCESS) ++successes;
-        if (s == ACLNN_ERR_PARAM_INVALID && aclGetRecentErrMsg()[0] != '\0') ++invalid;
-      });
-    }
-    for (auto& th : threads) th.join();
-    EXPECT_EQ(successes.load(), 1);
-    EXPECT_EQ(invalid.load(), kThreads - 1);
+    const RaceOutcome r = RaceFromAllThreads([&] { return aclDestroyAclOpExecutor(executor); });
+    EXPECT_EQ(r.successes, 1);
+    EXPECT_EQ(r.refusals, kThreads - 1);
   }
 }
 
 TEST_F(Concurrency, RecentErrorMessageBelongsToTheThreadThatFailed) {
-  const StressProblem& p = *problems()[0];
+  const StressProblem& p = problem(0);
   std::atomic<int> wrong{0};
   std::barrier start(2);
   auto fail_with_reduction = [&] {

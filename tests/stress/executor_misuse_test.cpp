@@ -16,71 +16,55 @@ using bce_stress::FirstPhase;
 using bce_stress::StressProblem;
 using bce_test::TestTensor;
 
-class ExecutorMisuse : public ::testing::Test {
+class ExecutorMisuse : public bce_stress::StressProblemsTest {
  protected:
-  static void SetUpTestSuite() { problems_ = new auto(bce_stress::MakeStressProblems()); }
-  static void TearDownTestSuite() {
-    delete problems_;
-    problems_ = nullptr;
-  }
-  static const StressProblem& problem(size_t k) { return *(*problems_)[k]; }
-  /// A problem whose plan needs a workspace (staged operands), and one that needs none.
+  /// A problem whose plan needs a workspace (staged operands).
   static const StressProblem& with_workspace() { return problem(2); }
-
-  static void ExpectMessage() { EXPECT_STRNE(aclGetRecentErrMsg(), "") << "a failing call must leave a message"; }
-
- private:
-  static std::vector<std::unique_ptr<StressProblem>>* problems_;
 };
-std::vector<std::unique_ptr<StressProblem>>* ExecutorMisuse::problems_ = nullptr;
+
+/// @p got must be the error @p want, and the failing call must have left a message.
+#define EXPECT_REFUSED(got, want)                                                        \
+  do {                                                                                   \
+    EXPECT_EQ(got, want);                                                                \
+    EXPECT_STRNE(aclGetRecentErrMsg(), "") << "a failing call must leave a message";     \
+  } while (0)
 
 constexpr auto SecondPhase = aclnnBinaryCrossEntropyWithLogitsBackward;
 
 TEST_F(ExecutorMisuse, NonRepeatableExecutorRunTwiceGivesParamInvalid) {
   const StressProblem& p = problem(0);
-  auto out = p.MakeOut();
-  uint64_t ws = 0;
-  aclOpExecutor* e = nullptr;
-  ASSERT_EQ(FirstPhase(p, out->get(), &ws, &e), ACLNN_SUCCESS);
+  auto [out, ws, e] = bce_stress::Plan(p);
+  ASSERT_NE(e, nullptr);
   std::vector<char> workspace(ws + 1);
   ASSERT_EQ(SecondPhase(workspace.data(), ws, e, nullptr), ACLNN_SUCCESS);
-  EXPECT_EQ(SecondPhase(workspace.data(), ws, e, nullptr), ACLNN_ERR_PARAM_INVALID);
-  ExpectMessage();
+  EXPECT_REFUSED(SecondPhase(workspace.data(), ws, e, nullptr), ACLNN_ERR_PARAM_INVALID);
   ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
   EXPECT_EQ(out->StorageBytes(), p.golden);
 }
 
 TEST_F(ExecutorMisuse, ConsumedExecutorCannotBeDestroyedOrMadeRepeatable) {
   const StressProblem& p = problem(1);
-  auto out = p.MakeOut();
-  uint64_t ws = 0;
-  aclOpExecutor* e = nullptr;
-  ASSERT_EQ(FirstPhase(p, out->get(), &ws, &e), ACLNN_SUCCESS);
+  auto [out, ws, e] = bce_stress::Plan(p);
+  ASSERT_NE(e, nullptr);
   std::vector<char> workspace(ws + 1);
   ASSERT_EQ(SecondPhase(workspace.data(), ws, e, nullptr), ACLNN_SUCCESS);
-  EXPECT_EQ(aclDestroyAclOpExecutor(e), ACLNN_ERR_PARAM_INVALID);
-  ExpectMessage();
-  EXPECT_EQ(aclSetAclOpExecutorRepeatable(e), ACLNN_ERR_PARAM_INVALID);
-  ExpectMessage();
+  EXPECT_REFUSED(aclDestroyAclOpExecutor(e), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_REFUSED(aclSetAclOpExecutorRepeatable(e), ACLNN_ERR_PARAM_INVALID);
   ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
 }
 
 TEST_F(ExecutorMisuse, ExecutorDestroyedTwiceGivesParamInvalid) {
   for (bool repeatable : {false, true}) {
     const StressProblem& p = problem(3);
-    auto out = p.MakeOut();
-    uint64_t ws = 0;
-    aclOpExecutor* e = nullptr;
-    ASSERT_EQ(FirstPhase(p, out->get(), &ws, &e), ACLNN_SUCCESS);
+    auto [out, ws, e] = bce_stress::Plan(p);
+    ASSERT_NE(e, nullptr);
     if (repeatable) {
       ASSERT_EQ(aclSetAclOpExecutorRepeatable(e), ACLNN_SUCCESS);
     }
     EXPECT_EQ(aclDestroyAclOpExecutor(e), ACLNN_SUCCESS);
-    EXPECT_EQ(aclDestroyAclOpExecutor(e), ACLNN_ERR_PARAM_INVALID);
-    ExpectMessage();
+    EXPECT_REFUSED(aclDestroyAclOpExecutor(e), ACLNN_ERR_PARAM_INVALID);
     std::vector<char> workspace(ws + 1);
-    EXPECT_EQ(SecondPhase(workspace.data(), ws, e, nullptr), ACLNN_ERR_PARAM_INVALID);  // and cannot run
-    ExpectMessage();
+    EXPECT_REFUSED(SecondPhase(workspace.data(), ws, e, nullptr), ACLNN_ERR_PARAM_INVALID);  // nor run
     EXPECT_EQ(out->StorageBytes(), p.MakeOut()->StorageBytes());  // never ran: still poison
   }
 }
@@ -89,10 +73,8 @@ TEST_F(ExecutorMisuse, NeverExecutedExecutorsAreDestroyedWithoutLeaks) {
   // Under the asan preset LeakSanitizer checks at exit that nothing of these is left.
   for (int k = 0; k < 200; ++k) {
     const StressProblem& p = problem(static_cast<size_t>(k) % 10);
-    auto out = p.MakeOut();
-    uint64_t ws = 0;
-    aclOpExecutor* e = nullptr;
-    ASSERT_EQ(FirstPhase(p, out->get(), &ws, &e), ACLNN_SUCCESS) << p.name;
+    auto [out, ws, e] = bce_stress::Plan(p);
+    ASSERT_NE(e, nullptr);
     if (k % 3 == 0) {
       ASSERT_EQ(aclSetAclOpExecutorRepeatable(e), ACLNN_SUCCESS);
     }
@@ -101,41 +83,30 @@ TEST_F(ExecutorMisuse, NeverExecutedExecutorsAreDestroyedWithoutLeaks) {
 }
 
 TEST_F(ExecutorMisuse, NullExecutorGivesParamNullptr) {
-  EXPECT_EQ(SecondPhase(nullptr, 0, nullptr, nullptr), ACLNN_ERR_PARAM_NULLPTR);
-  ExpectMessage();
-  EXPECT_EQ(aclSetAclOpExecutorRepeatable(nullptr), ACLNN_ERR_PARAM_NULLPTR);
-  ExpectMessage();
-  EXPECT_EQ(aclDestroyAclOpExecutor(nullptr), ACLNN_ERR_PARAM_NULLPTR);
-  ExpectMessage();
+  EXPECT_REFUSED(SecondPhase(nullptr, 0, nullptr, nullptr), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_REFUSED(aclSetAclOpExecutorRepeatable(nullptr), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_REFUSED(aclDestroyAclOpExecutor(nullptr), ACLNN_ERR_PARAM_NULLPTR);
 }
 
 TEST_F(ExecutorMisuse, PointerThatIsNoExecutorGivesParamInvalid) {
   // Not dereferenced: executors are looked up before they are touched.
   alignas(64) unsigned char not_an_executor[256] = {};
   auto* fake = reinterpret_cast<aclOpExecutor*>(not_an_executor);
-  EXPECT_EQ(SecondPhase(nullptr, 0, fake, nullptr), ACLNN_ERR_PARAM_INVALID);
-  ExpectMessage();
-  EXPECT_EQ(aclSetAclOpExecutorRepeatable(fake), ACLNN_ERR_PARAM_INVALID);
-  ExpectMessage();
-  EXPECT_EQ(aclDestroyAclOpExecutor(fake), ACLNN_ERR_PARAM_INVALID);
-  ExpectMessage();
+  EXPECT_REFUSED(SecondPhase(nullptr, 0, fake, nullptr), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_REFUSED(aclSetAclOpExecutorRepeatable(fake), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_REFUSED(aclDestroyAclOpExecutor(fake), ACLNN_ERR_PARAM_INVALID);
 }
 
 TEST_F(ExecutorMisuse, WorkspaceTooSmallOrNullLeavesTheExecutorUsable) {
   const StressProblem& p = with_workspace();
-  auto out = p.MakeOut();
-  uint64_t ws = 0;
-  aclOpExecutor* e = nullptr;
-  ASSERT_EQ(FirstPhase(p, out->get(), &ws, &e), ACLNN_SUCCESS);
+  auto [out, ws, e] = bce_stress::Plan(p);
+  ASSERT_NE(e, nullptr);
   ASSERT_GT(ws, 0u) << p.name << " was chosen because its plan needs a workspace";
   void* workspace = nullptr;
   ASSERT_EQ(aclrtMalloc(&workspace, ws, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-  EXPECT_EQ(SecondPhase(workspace, ws - 1, e, nullptr), ACLNN_ERR_PARAM_INVALID);
-  ExpectMessage();
-  EXPECT_EQ(SecondPhase(nullptr, ws, e, nullptr), ACLNN_ERR_PARAM_NULLPTR);
-  ExpectMessage();
-  EXPECT_EQ(SecondPhase(workspace, 0, e, nullptr), ACLNN_ERR_PARAM_INVALID);
-  ExpectMessage();
+  EXPECT_REFUSED(SecondPhase(workspace, ws - 1, e, nullptr), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_REFUSED(SecondPhase(nullptr, ws, e, nullptr), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_REFUSED(SecondPhase(workspace, 0, e, nullptr), ACLNN_ERR_PARAM_INVALID);
   EXPECT_EQ(out->StorageBytes(), p.MakeOut()->StorageBytes());  // nothing ran
   EXPECT_EQ(SecondPhase(workspace, ws, e, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
   ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
@@ -147,19 +118,14 @@ TEST_F(ExecutorMisuse, DestroyedStreamIsRejectedAndTheExecutorStaysUsable) {
   aclrtStream stream = nullptr;
   ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
   ASSERT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
-  EXPECT_EQ(aclrtDestroyStream(stream), ACL_ERROR_INVALID_PARAM);
-  ExpectMessage();
-  EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_ERROR_INVALID_PARAM);
-  ExpectMessage();
+  EXPECT_REFUSED(aclrtDestroyStream(stream), ACL_ERROR_INVALID_PARAM);
+  EXPECT_REFUSED(aclrtSynchronizeStream(stream), ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclrtDestroyStream(nullptr), ACL_ERROR_INVALID_PARAM);  // the default stream is not the user's
   const StressProblem& p = problem(0);
-  auto out = p.MakeOut();
-  uint64_t ws = 0;
-  aclOpExecutor* e = nullptr;
-  ASSERT_EQ(FirstPhase(p, out->get(), &ws, &e), ACLNN_SUCCESS);
+  auto [out, ws, e] = bce_stress::Plan(p);
+  ASSERT_NE(e, nullptr);
   std::vector<char> workspace(ws + 1);
-  EXPECT_EQ(SecondPhase(workspace.data(), ws, e, stream), ACLNN_ERR_PARAM_INVALID);
-  ExpectMessage();
+  EXPECT_REFUSED(SecondPhase(workspace.data(), ws, e, stream), ACLNN_ERR_PARAM_INVALID);
   EXPECT_EQ(SecondPhase(workspace.data(), ws, e, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
   ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
   EXPECT_EQ(out->StorageBytes(), p.golden);
@@ -174,10 +140,8 @@ TEST_F(ExecutorMisuse, RepeatableExecutorDestroyedWhileItsLaunchesAreQueued) {
   void* big_workspace = nullptr;
   ASSERT_EQ(Enqueue(big, big_out->get(), stream, &big_workspace), ACLNN_SUCCESS);  // keeps the stream busy
   const StressProblem& p = problem(2);
-  auto out = p.MakeOut();
-  uint64_t ws = 0;
-  aclOpExecutor* e = nullptr;
-  ASSERT_EQ(FirstPhase(p, out->get(), &ws, &e), ACLNN_SUCCESS);
+  auto [out, ws, e] = bce_stress::Plan(p);
+  ASSERT_NE(e, nullptr);
   ASSERT_EQ(aclSetAclOpExecutorRepeatable(e), ACLNN_SUCCESS);
   void* workspace = nullptr;
   if (ws > 0) {

@@ -147,61 +147,62 @@ TEST(HostileSizes, EmptyViewsWithAnyStridesAreAccepted) {
 // ---------------------------------------------------------------------------------------------
 // The operator on views past 2^31 elements (first phase only: nothing is read or written).
 // ---------------------------------------------------------------------------------------------
+/// The operator's tensors over g_bytes (never read: the executors below are not run), destroyed
+/// at the end of the test. Each is made with Create and must be valid.
 struct HugeProblem {
   aclTensor* dout = nullptr;
   aclTensor* self = nullptr;
   aclTensor* target = nullptr;
   aclTensor* out = nullptr;
+  HugeProblem(const CreateArgs& dout_args, const CreateArgs& self_args, const CreateArgs& target_args,
+              const CreateArgs& out_args)
+      : dout(Create(dout_args)), self(Create(self_args)), target(Create(target_args)), out(Create(out_args)) {
+    for (aclTensor* t : {dout, self, target, out}) EXPECT_NE(t, nullptr) << aclGetRecentErrMsg();
+  }
   ~HugeProblem() {
     for (aclTensor* t : {dout, self, target, out}) aclDestroyTensor(t);
   }
-};
-
-TEST(HostileSizes, FirstPhaseOnViewsPastTwoToThe31IsPlannedWith64BitCounts) {
-  // self/target: 2^33 + 3 elements, stride 0 over one element. out claims a storage of that many
-  // elements; it is never written because the executor is destroyed unrun.
-  const int64_t n = (int64_t{1} << 33) + 3;
-  const int64_t one[1] = {1};
-  const int64_t dims[2] = {n / 3 + 1, 3};
-  const int64_t zero_strides[2] = {0, 0};
-  const int64_t storage[1] = {dims[0] * dims[1]};
-  HugeProblem h;
-  h.self = aclCreateTensor(dims, 2, ACL_FLOAT16, zero_strides, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  h.target = aclCreateTensor(dims, 2, ACL_FLOAT16, zero_strides, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  h.dout = aclCreateTensor(nullptr, 0, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  h.out = aclCreateTensor(dims, 2, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, storage, 1, g_bytes);
-  ASSERT_NE(h.self, nullptr) << aclGetRecentErrMsg();
-  ASSERT_NE(h.target, nullptr) << aclGetRecentErrMsg();
-  ASSERT_NE(h.dout, nullptr) << aclGetRecentErrMsg();
-  ASSERT_NE(h.out, nullptr) << aclGetRecentErrMsg();
-  for (int64_t reduction : {0, 1, 2}) {
+  /// The first phase with these tensors (gradOutput and target replaceable); the executor, if
+  /// any, is destroyed unrun.
+  aclnnStatus FirstPhase(int64_t reduction = 0, uint64_t* workspace_size = nullptr) const {
+    return FirstPhaseWith(dout, target, reduction, workspace_size);
+  }
+  aclnnStatus FirstPhaseWith(aclTensor* grad_output, aclTensor* target_tensor, int64_t reduction = 0,
+                             uint64_t* workspace_size = nullptr) const {
     uint64_t ws = 0;
     aclOpExecutor* e = nullptr;
-    ASSERT_EQ(aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(h.dout, h.self, h.target, nullptr, nullptr,
-                                                                        reduction, h.out, &ws, &e),
-              ACLNN_SUCCESS)
-        << aclGetRecentErrMsg();
+    const aclnnStatus s = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
+        grad_output, self, target_tensor, nullptr, nullptr, reduction, out, &ws, &e);
+    if (s == ACLNN_SUCCESS) {
+      EXPECT_EQ(aclDestroyAclOpExecutor(e), ACLNN_SUCCESS);
+    }
+    if (workspace_size != nullptr) *workspace_size = ws;
+    return s;
+  }
+};
+
+/// A 0-dim gradOutput.
+const CreateArgs kScalar{{}, {}, 0, {1}};
+
+TEST(HostileSizes, FirstPhaseOnViewsPastTwoToThe31IsPlannedWith64BitCounts) {
+  // self/target: 2^33 + 4 elements, stride 0 over one element. out claims a storage of that many
+  // elements; it is never written because the executor is destroyed unrun.
+  const int64_t rows = ((int64_t{1} << 33) + 3) / 3 + 1;
+  const CreateArgs input{{rows, 3}, {0, 0}, 0, {1}, ACL_FLOAT16};
+  const CreateArgs out{{rows, 3}, {}, 0, {rows * 3}, ACL_FLOAT16};
+  const HugeProblem h({{}, {}, 0, {1}, ACL_FLOAT16}, input, input, out);
+  for (int64_t reduction : {0, 1, 2}) {
+    uint64_t ws = 0;
+    EXPECT_EQ(h.FirstPhase(reduction, &ws), ACLNN_SUCCESS) << aclGetRecentErrMsg();
     EXPECT_LT(ws, uint64_t{1} << 32) << "the workspace is per-block tile buffers, not per element";
-    EXPECT_EQ(aclDestroyAclOpExecutor(e), ACLNN_SUCCESS);
   }
 }
 
 TEST(HostileSizes, OutThatSharesMemoryIsRejectedByTheOperator) {
   // A stride-0 out past 2^31 elements would write one element 2^31 times.
-  const int64_t dims[1] = {k2Pow31 + 5};
-  const int64_t zero[1] = {0};
-  const int64_t one[1] = {1};
-  HugeProblem h;
-  h.self = aclCreateTensor(dims, 1, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  h.target = aclCreateTensor(dims, 1, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  h.dout = aclCreateTensor(nullptr, 0, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  h.out = aclCreateTensor(dims, 1, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  ASSERT_NE(h.out, nullptr) << aclGetRecentErrMsg();
-  uint64_t ws = 0;
-  aclOpExecutor* e = nullptr;
-  EXPECT_EQ(aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(h.dout, h.self, h.target, nullptr, nullptr, 0,
-                                                                      h.out, &ws, &e),
-            ACLNN_ERR_PARAM_INVALID);
+  const CreateArgs expanded{{k2Pow31 + 5}, {0}, 0, {1}};
+  const HugeProblem h(kScalar, expanded, expanded, expanded);
+  EXPECT_EQ(h.FirstPhase(), ACLNN_ERR_PARAM_INVALID);
   EXPECT_NE(std::string(aclGetRecentErrMsg()).find("out"), std::string::npos) << aclGetRecentErrMsg();
 }
 
@@ -232,43 +233,19 @@ TEST(HostileSizes, OutViewsThatShareNoMemoryAreWrittenWhateverTheirStrideOrder) 
 }
 
 TEST(HostileSizes, ShapesThatDifferPastTwoToThe31AreRejected) {
-  const int64_t self_dims[1] = {k2Pow31};
-  const int64_t target_dims[1] = {k2Pow31 + 1};
-  const int64_t dout_dims[1] = {k2Pow32};
-  const int64_t zero[1] = {0};
-  const int64_t one[1] = {1};
-  HugeProblem h;
-  h.self = aclCreateTensor(self_dims, 1, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  h.target = aclCreateTensor(target_dims, 1, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  h.dout = aclCreateTensor(dout_dims, 1, ACL_FLOAT, zero, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  const int64_t storage[1] = {k2Pow31};
-  h.out = aclCreateTensor(self_dims, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, storage, 1, g_bytes);
-  uint64_t ws = 0;
-  aclOpExecutor* e = nullptr;
-  EXPECT_EQ(aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(h.dout, h.self, h.self, nullptr, nullptr, 0,
-                                                                      h.out, &ws, &e),
-            ACLNN_ERR_PARAM_INVALID);
+  const CreateArgs self{{k2Pow31}, {0}, 0, {1}};
+  const HugeProblem h(CreateArgs{{k2Pow32}, {0}, 0, {1}}, self, CreateArgs{{k2Pow31 + 1}, {0}, 0, {1}},
+                      CreateArgs{{k2Pow31}, {}, 0, {k2Pow31}});
+  EXPECT_EQ(h.FirstPhaseWith(h.dout, h.self), ACLNN_ERR_PARAM_INVALID);
   EXPECT_NE(std::string(aclGetRecentErrMsg()).find("gradOutput"), std::string::npos) << aclGetRecentErrMsg();
-  EXPECT_EQ(aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(h.self, h.self, h.target, nullptr, nullptr, 0,
-                                                                      h.out, &ws, &e),
-            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(h.FirstPhaseWith(h.self, h.target), ACLNN_ERR_PARAM_INVALID);
   EXPECT_NE(std::string(aclGetRecentErrMsg()).find("target"), std::string::npos) << aclGetRecentErrMsg();
 }
 
 TEST(HostileSizes, NineDimsAreRejectedByTheOperatorNotByTheTensor) {
-  const std::vector<int64_t> dims(9, 1);
-  const int64_t one[1] = {1};
-  HugeProblem h;
-  h.self = aclCreateTensor(dims.data(), dims.size(), ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  h.target = aclCreateTensor(dims.data(), dims.size(), ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  h.dout = aclCreateTensor(nullptr, 0, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  h.out = aclCreateTensor(dims.data(), dims.size(), ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, one, 1, g_bytes);
-  ASSERT_NE(h.self, nullptr) << aclGetRecentErrMsg();
-  uint64_t ws = 0;
-  aclOpExecutor* e = nullptr;
-  EXPECT_EQ(aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(h.dout, h.self, h.target, nullptr, nullptr, 0,
-                                                                      h.out, &ws, &e),
-            ACLNN_ERR_PARAM_INVALID);
+  const CreateArgs nine{std::vector<int64_t>(9, 1), {}, 0, {1}};
+  const HugeProblem h(kScalar, nine, nine, nine);
+  EXPECT_EQ(h.FirstPhase(), ACLNN_ERR_PARAM_INVALID);
   EXPECT_NE(std::string(aclGetRecentErrMsg()).find("dims"), std::string::npos) << aclGetRecentErrMsg();
 }
 

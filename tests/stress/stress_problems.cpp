@@ -2,28 +2,17 @@
 
 #include <gtest/gtest.h>
 
-#include <numeric>
 #include <random>
+
+#include "dims.h"
 
 namespace bce_stress {
 
+using bce_reliability::ContiguousStrides;
+using bce_reliability::Numel;
 using bce_test::TestTensor;
 
 namespace {
-
-std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size());
-  int64_t s = 1;
-  for (size_t k = dims.size(); k-- > 0;) {
-    strides[k] = s;
-    s *= std::max<int64_t>(dims[k], 1);
-  }
-  return strides;
-}
-
-int64_t Numel(const std::vector<int64_t>& dims) {
-  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
-}
 
 /// Strides of a view whose dims are laid out in memory in the reverse order (a transpose), each
 /// padded by @p pad elements, starting at @p offset; returns the storage size needed.
@@ -107,6 +96,14 @@ aclnnStatus FirstPhase(const StressProblem& p, aclTensor* out, uint64_t* workspa
       p.pos_weight ? p.pos_weight->get() : nullptr, p.reduction, out, workspace_size, executor);
 }
 
+Planned Plan(const StressProblem& p) {
+  Planned planned;
+  planned.out = p.MakeOut();
+  EXPECT_EQ(FirstPhase(p, planned.out->get(), &planned.workspace_size, &planned.executor), ACLNN_SUCCESS)
+      << p.name << ": " << aclGetRecentErrMsg();
+  return planned;
+}
+
 aclnnStatus Enqueue(const StressProblem& p, aclTensor* out, aclrtStream stream, void** workspace) {
   *workspace = nullptr;
   uint64_t workspace_size = 0;
@@ -153,5 +150,18 @@ std::vector<std::unique_ptr<StressProblem>> MakeStressProblems() {
   }
   return problems;
 }
+
+namespace {
+std::vector<std::unique_ptr<StressProblem>>* g_suite_problems = nullptr;
+}  // namespace
+
+void StressProblemsTest::SetUpTestSuite() { g_suite_problems = new auto(MakeStressProblems()); }
+
+void StressProblemsTest::TearDownTestSuite() {
+  delete g_suite_problems;
+  g_suite_problems = nullptr;
+}
+
+const std::vector<std::unique_ptr<StressProblem>>& StressProblemsTest::problems() { return *g_suite_problems; }
 
 }  // namespace bce_stress

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "common/bce_test_util.h"
 
 namespace bce_stress {
@@ -40,5 +42,23 @@ aclnnStatus FirstPhase(const StressProblem& p, aclTensor* out, uint64_t* workspa
 /// Both phases of @p p into @p out, enqueued on @p stream and NOT synchronized. The workspace
 /// (if any) is returned through @p workspace and must be freed after the stream is synchronized.
 aclnnStatus Enqueue(const StressProblem& p, aclTensor* out, aclrtStream stream, void** workspace);
+
+/// A problem's fresh out and the executor its first phase made (nullptr if that failed).
+struct Planned {
+  std::unique_ptr<bce_test::TestTensor> out;
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+};
+/// MakeOut + FirstPhase, expecting success.
+Planned Plan(const StressProblem& p);
+
+/// A test fixture whose tests share the stress problems (made once per test suite).
+class StressProblemsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite();
+  static void TearDownTestSuite();
+  static const std::vector<std::unique_ptr<StressProblem>>& problems();
+  static const StressProblem& problem(size_t k) { return *problems()[k]; }
+};
 
 }  // namespace bce_stress
