@@ -21,7 +21,7 @@ ctest --preset release -j2 -LE slow
 stage "ASan + UBSan: all tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan
-ASAN_OPTIONS=detect_leaks=1 ctest --preset asan -j2 -LE "slow|torch"
+ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ctest --preset asan -j2 -LE "slow|torch"
 
 stage "TSan: concurrency tests"
 cmake --preset tsan >/dev/null

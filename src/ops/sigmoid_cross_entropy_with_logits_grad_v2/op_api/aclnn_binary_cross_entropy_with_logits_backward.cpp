@@ -3,8 +3,10 @@
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <new>
+#include <vector>
 
 #include "common/dtype.h"
 #include "common/error.h"
@@ -86,10 +88,18 @@ aclnnStatus CheckFormats(const aclTensor* self, const aclTensor* target, const a
   return ACLNN_SUCCESS;
 }
 
-/// Whether no two elements of the view share a storage element (sufficient test: sorted by
-/// stride, each dim's stride exceeds the span of all smaller-stride dims).
-bool HasNoSelfOverlap(const aclTensor& t) {
-  if (t.numel <= 1) return true;
+/// Largest view whose self-overlap is decided by listing its element offsets when the quick test
+/// cannot decide (interleaved strides): 2^20 offsets, 8 MiB, once per first phase.
+constexpr int64_t kMaxOverlapListing = int64_t{1} << 20;
+
+enum class Overlap { kNone, kShared, kUndecided };
+
+/// Whether two elements of the view share a storage element. Quick, sufficient test first:
+/// sorted by stride, each dim's stride exceeds the span of all smaller-stride dims. Otherwise a
+/// stride 0 over a dim of size > 1 is a certain overlap, and small views are decided exactly by
+/// listing their offsets (interleaved strides such as [2, 3] over [3, 2] share nothing).
+Overlap SelfOverlap(const aclTensor& t) {
+  if (t.numel <= 1) return Overlap::kNone;
   std::array<std::pair<int64_t, int64_t>, kMaxTensorRank> dims{};  // (stride, size)
   int n = 0;
   for (int i = 0; i < t.dims.rank; ++i) {
@@ -97,11 +107,25 @@ bool HasNoSelfOverlap(const aclTensor& t) {
   }
   std::sort(dims.begin(), dims.begin() + n);
   int64_t span = 0;  // highest offset reachable with the dims so far
+  bool separated = true;
   for (int i = 0; i < n; ++i) {
-    if (dims[i].first <= span) return false;
+    if (dims[i].first == 0) return Overlap::kShared;
+    if (dims[i].first <= span) separated = false;
     span += (dims[i].second - 1) * dims[i].first;
   }
-  return true;
+  if (separated) return Overlap::kNone;
+  if (t.numel > kMaxOverlapListing) return Overlap::kUndecided;
+  std::vector<int64_t> offsets;
+  offsets.reserve(static_cast<size_t>(t.numel));
+  std::array<int64_t, kMaxTensorRank> index{};
+  for (int64_t e = 0; e < t.numel; ++e) {
+    int64_t off = 0;
+    for (int i = 0; i < n; ++i) off += index[i] * dims[i].first;
+    offsets.push_back(off);
+    for (int i = 0; i < n && ++index[i] == dims[i].second; ++i) index[i] = 0;
+  }
+  std::sort(offsets.begin(), offsets.end());
+  return std::adjacent_find(offsets.begin(), offsets.end()) == offsets.end() ? Overlap::kNone : Overlap::kShared;
 }
 
 aclnnStatus CheckShapes(const aclTensor* self, std::span<const NamedTensor> same_shape,
@@ -121,9 +145,15 @@ aclnnStatus CheckShapes(const aclTensor* self, std::span<const NamedTensor> same
                   " must broadcast to self shape ", FormatDims(self->dims.span()));
     }
   }
-  if (!HasNoSelfOverlap(*out)) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out view (stride ", FormatDims(out->strides.span()),
-                ") has elements that share memory; out must be writable element by element");
+  switch (SelfOverlap(*out)) {
+    case Overlap::kNone: break;
+    case Overlap::kShared:
+      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out view (stride ", FormatDims(out->strides.span()),
+                  ") has elements that share memory; out must be writable element by element");
+    case Overlap::kUndecided:
+      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out view (shape ", FormatDims(out->dims.span()),
+                  ", stride ", FormatDims(out->strides.span()), ") interleaves its strides over more than ",
+                  kMaxOverlapListing, " elements, so that no shared memory cannot be proven; use a view whose strides nest");
   }
   return ACLNN_SUCCESS;
 }
