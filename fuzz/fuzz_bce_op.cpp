@@ -292,26 +292,8 @@ bool SharesMemory(const OperandPlan& p) {
   return false;
 }
 
-/// The library's own sufficient test for an out without shared memory: sorted by stride, each
-/// stride passes the span of the smaller ones. Views that share no memory but fail it (say dims
-/// [3,2], strides [2,3]) are refused with 161002 - reported, see FuzzKnownBugs.
-bool PassesSortedStrideTest(const OperandPlan& p) {
-  std::vector<std::pair<int64_t, int64_t>> dims;
-  for (size_t k = 0; k < p.dims.size(); ++k) {
-    if (p.dims[k] != 1) dims.push_back({p.strides[k], p.dims[k]});
-  }
-  std::sort(dims.begin(), dims.end());
-  int64_t span = 0;
-  for (const auto& [stride, size] : dims) {
-    if (stride <= span) return false;
-    span += (size - 1) * stride;
-  }
-  return true;
-}
-
 struct Expected {
   aclnnStatus status = ACLNN_SUCCESS;
-  bool either = false;  // success or 161002 both acceptable (the known over-strict out check)
   std::string rule;
 };
 
@@ -351,7 +333,6 @@ Expected ModelFirstPhase(const Case& c, const std::array<const OperandPlan*, kSl
       if (passed[slot] != nullptr && !BroadcastsTo(passed[slot]->dims, self)) return invalid("does not broadcast");
     }
     if (SharesMemory(*passed[kOut])) return invalid("out shares memory");
-    if (!PassesSortedStrideTest(*passed[kOut]) && !bce_fuzz::FuzzKnownBugs()) e.either = true;
   }
   if (c.reduction < 0 || c.reduction > 2) return invalid("reduction outside [0, 2]");
   return e;
@@ -553,9 +534,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       c.null_workspace_size ? nullptr : &workspace_size, c.null_executor ? nullptr : &executor);
   if (std::getenv("BCE_FUZZ_DESCRIBE") != nullptr) {  // what a corpus file means
     std::fprintf(stderr, "%s\n  -> first phase %d (model %d%s) %s\n", Describe(c, passed).c_str(), first,
-                 expected.status, expected.either ? " or 161002" : "", first == 0 ? "" : aclGetRecentErrMsg());
+                 expected.status, "", first == 0 ? "" : aclGetRecentErrMsg());
   }
-  const bool first_ok = first == expected.status || (expected.either && first == ACLNN_ERR_PARAM_INVALID);
+  const bool first_ok = first == expected.status;
   if (!first_ok) {
     check.Fail("first phase status differs from the model",
                "got " + std::to_string(first) + " (" + aclGetRecentErrMsg() + "), model " +
