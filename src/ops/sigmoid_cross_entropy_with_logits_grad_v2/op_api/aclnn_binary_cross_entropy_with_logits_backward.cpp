@@ -220,10 +220,13 @@ aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDat
       op.access = Access::kDirect;
     } else if (o != kGradient && IsBroadcastScalar(launch.space, op.memory)) {
       op.access = Access::kConstant;
+    } else if (native && op.memory.strides[launch.space.ndim - 1] == 1 &&
+               launch.space.sizes[launch.space.ndim - 1] >= kMinRowDirectElems) {
+      op.access = Access::kRowDirect;
     } else {
       op.access = Access::kStaged;
     }
-    if (op.access != Access::kDirect) ++buffers;
+    if (op.access == Access::kConstant || op.access == Access::kStaged) ++buffers;
     traffic[traffic_count].dtype_bytes = DTypeSize(op.memory.dtype);
     traffic[traffic_count].broadcast_scalar = op.access == Access::kConstant;
     ++traffic_count;

@@ -12,9 +12,12 @@ namespace aclnn_cpu::bce_grad {
 // the vector loop cannot read directly is staged through a per-block tile buffer in the workspace:
 //  * kConstant - a broadcast scalar (a 0-dim gradOutput, say): converted once per block into a
 //    filled buffer that every tile reuses;
-//  * kStaged   - strides, broadcast rows (pos_weight [C] over [N, C]) or another dtype: gathered
-//    per tile into the buffer (converting to the kernel dtype), and for the output computed
-//    into the buffer and scattered through the view (converting to out's dtype).
+//  * kRowDirect - rows dense in the kernel dtype but not next to each other (a pos_weight [C]
+//    broadcast over [N, C] reads the same row again and again): no copy either; the tile is
+//    computed row run by row run, each operand read or written in place;
+//  * kStaged   - other strides, short broadcast rows or another dtype: gathered per tile into
+//    the buffer (converting to the kernel dtype), and for the output computed into the buffer
+//    and scattered through the view (converting to out's dtype).
 // Either way Compute runs on the vector path with contiguous spans.
 
 uint64_t TileBufferBytes(const KernelLaunch& launch) {
@@ -50,40 +53,60 @@ void RunBlockTyped(const KernelLaunch& launch, uint64_t block, void* block_works
     const auto begin = static_cast<int64_t>(range.begin);
     const auto count = static_cast<int64_t>(range.end - range.begin);
     if (count <= 0) continue;
-    const void* in[kOperandCount] = {};
-    void* out = nullptr;
-    // CopyIn
+    // CopyIn: element `pos` of the tile is at base[o] + pos for every operand but the row-direct
+    // ones, which are addressed per row run below.
+    char* tile_base[kOperandCount] = {};
+    bool row_direct = false;
     for (int o = 0; o < kOperandCount; ++o) {
       const GlobalOperand& op = launch.operands[o];
       switch (op.access) {
         case Access::kAbsent: break;
-        case Access::kDirect: {
-          char* p = const_cast<char*>(op.memory.first) + begin * static_cast<int64_t>(sizeof(T));
-          if (o == kGradient) out = p; else in[o] = p;
+        case Access::kDirect:
+          tile_base[o] = const_cast<char*>(op.memory.first) + begin * static_cast<int64_t>(sizeof(T));
           break;
-        }
-        case Access::kConstant: in[o] = buffers[o]; break;
+        case Access::kConstant: tile_base[o] = reinterpret_cast<char*>(buffers[o]); break;
+        case Access::kRowDirect: row_direct = true; break;
         case Access::kStaged:
-          if (o == kGradient) {
-            out = buffers[o];
-          } else {
-            GatherRange(launch.space, op.memory, begin, count, buffers[o]);
-            in[o] = buffers[o];
-          }
+          if (o != kGradient) GatherRange(launch.space, op.memory, begin, count, buffers[o]);
+          tile_base[o] = reinterpret_cast<char*>(buffers[o]);
           break;
       }
     }
     // Compute
-    TileOperands io;
-    io.predict = in[kPredict];
-    io.target = in[kTarget];
-    io.dout = in[kDout];
-    io.weight = in[kWeight];
-    io.pos_weight = in[kPosWeight];
-    io.gradient = out;
-    io.stream_gradient = tiling.nonTemporalOut != 0 && launch.operands[kGradient].access == Access::kDirect;
     const double scale = std::is_same_v<T, double> ? tiling.globalScaleDouble : tiling.globalScale;
-    launch.compute(io, static_cast<size_t>(count), scale);
+    const bool stream = tiling.nonTemporalOut != 0 && launch.operands[kGradient].access != Access::kStaged;
+    const auto compute = [&](const char* const* at, int64_t elements) {
+      TileOperands io;
+      io.predict = at[kPredict];
+      io.target = at[kTarget];
+      io.dout = at[kDout];
+      io.weight = at[kWeight];
+      io.pos_weight = at[kPosWeight];
+      io.gradient = const_cast<char*>(at[kGradient]);
+      io.stream_gradient = stream;
+      launch.compute(io, static_cast<size_t>(elements), scale);
+    };
+    if (!row_direct) {
+      compute(tile_base, count);
+    } else {
+      const StridedOperand* const memory[kOperandCount] = {
+          &launch.operands[0].memory, &launch.operands[1].memory, &launch.operands[2].memory,
+          &launch.operands[3].memory, &launch.operands[4].memory, &launch.operands[5].memory};
+      ForEachRun(launch.space, memory, begin, count, [&](const int64_t* offsets, int64_t run, int64_t pos) {
+        const char* at[kOperandCount] = {};
+        for (int o = 0; o < kOperandCount; ++o) {
+          const Access access = launch.operands[o].access;
+          if (access == Access::kRowDirect) {
+            at[o] = launch.operands[o].memory.first + offsets[o] * static_cast<int64_t>(sizeof(T));
+          } else if (access == Access::kConstant) {
+            at[o] = tile_base[o];  // the same value everywhere
+          } else if (access != Access::kAbsent) {
+            at[o] = tile_base[o] + pos * static_cast<int64_t>(sizeof(T));
+          }
+        }
+        compute(at, run);
+      });
+    }
     // CopyOut
     if (launch.operands[kGradient].access == Access::kStaged) {
       ScatterRange(launch.space, buffers[kGradient], launch.operands[kGradient].memory, begin, count);

@@ -43,8 +43,14 @@ enum class Access : uint8_t {
   kAbsent,    ///< optional input not given: compiled away by the tiling key
   kDirect,    ///< dense in the kernel dtype: the kernel reads/writes global memory in place
   kConstant,  ///< one value for all elements: converted once per block into a filled buffer
+  kRowDirect, ///< rows (the innermost dim) dense in the kernel dtype, rows anywhere (a broadcast
+              ///< pos_weight [C] over [N, C], a padded view): read/written in place row by row
   kStaged,    ///< anything else: gathered (CopyIn) / scattered (CopyOut) via a tile buffer
 };
+
+/// Shortest innermost dim for kRowDirect: below it, a kernel call per row costs more than the
+/// gather it saves.
+inline constexpr int64_t kMinRowDirectElems = 256;
 
 /// An operand of the launch as the kernel sees it: no aclTensor, just memory and strides.
 struct GlobalOperand {

@@ -139,6 +139,33 @@ TEST(StridedOut, TransposedOutWritesEveryElementOfItsView) {
   ExpectOnlyViewWritten(*out);
 }
 
+// Rows of at least kMinRowDirectElems with a gap between them (a slice of a wider tensor) are
+// written in place row by row; the gaps keep their poison.
+TEST(StridedOut, PaddedLongRowsAreWrittenInPlaceAndTheGapsAreUntouched) {
+  for (aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {
+    auto out = Strided({40, 300}, {333, 1}, 7, dtype);
+    auto x = Strided({40, 300}, {301, 1}, 1, dtype);
+    TestTensor y({40, 300}, dtype), dout({}, dtype), pw({300}, dtype);
+    RunFillAndCheck({&dout, x.get(), &y, nullptr, &pw, 1, out.get()}, 12);
+    ExpectOnlyViewWritten(*out);
+  }
+}
+
+TEST(Aliasing, PaddedLongRowsOutIsSelf) {
+  auto self = Strided({50, 260}, {270, 1}, 2);
+  TestTensor y({50, 260}, ACL_FLOAT), dout({50, 260}, ACL_FLOAT);
+  FillInputs({&dout, self.get(), &y, nullptr, nullptr, 0, self.get()}, 13);
+  std::vector<double> x_values(static_cast<size_t>(self->numel()));
+  for (int64_t i = 0; i < self->numel(); ++i) x_values[static_cast<size_t>(i)] = self->Get(i);
+  ASSERT_EQ(RunOperator({&dout, self.get(), &y, nullptr, nullptr, 0, self.get()}), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  for (int64_t i = 0; i < self->numel(); ++i) {
+    const double expected = ReferenceGrad(x_values[static_cast<size_t>(i)], y.Get(i), dout.Get(i), std::nullopt,
+                                          std::nullopt, 1.0);
+    ASSERT_NEAR(self->Get(i), expected, 1e-6 * (1 + std::fabs(expected))) << "element " << i;
+  }
+  ExpectOnlyViewWritten(*self);
+}
+
 TEST(StridedOut, OutAtAnOffsetWritesNothingBeforeOrAfterIt) {
   auto out = Strided({6, 10}, {10, 1}, 17);
   TestTensor x({6, 10}, ACL_FLOAT), y({6, 10}, ACL_FLOAT), dout({6, 10}, ACL_FLOAT);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/bce_test_util.h"
+#include "common/dtype.h"
 #include "op_api_test_helpers.h"
 
 namespace bce_test {
@@ -161,6 +162,24 @@ TEST(Broadcast, PosWeightVectorOverRowsWithVectorWidthRowLengths) {
     const std::vector<int64_t> pw{c};
     RunBroadcast({{23, c}, {}, nullptr, &pw, 1}, 13 + static_cast<uint64_t>(c));
   }
+}
+
+// Rows of at least kMinRowDirectElems are read in place row by row (Access::kRowDirect) instead of
+// being gathered: around that length, over several blocks and tiles, for every storage dtype.
+TEST(Broadcast, LongPosWeightRowsAreReadInPlaceAndRight) {
+  for (aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE}) {
+    for (int64_t c : {255, 256, 257, 1000, 4096}) {
+      SCOPED_TRACE(testing::Message() << aclnn_cpu::DTypeName(dtype) << " C=" << c);
+      const std::vector<int64_t> pw{c}, w{c};
+      RunBroadcast({{300, c}, {}, nullptr, &pw, 1, dtype, dtype}, 40 + static_cast<uint64_t>(c));
+      RunBroadcast({{97, c}, {97, c}, &w, &pw, 0, dtype, dtype}, 41 + static_cast<uint64_t>(c));
+    }
+  }
+}
+
+TEST(Broadcast, LongRowsOfAnotherDtypeAreStillConverted) {
+  const std::vector<int64_t> pw{512};
+  RunBroadcast({{64, 512}, {}, nullptr, &pw, 2, ACL_FLOAT, ACL_BF16}, 42);
 }
 
 TEST(Broadcast, WeightColumnOverRows) {
