@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -63,6 +62,8 @@ TEST(HostileSizes, ByteCountPast64BitsIsRejected) {
   ExpectRejected({{1}, {1}, 0, {k2Pow32, k2Pow32}}, "64 bits");
 }
 
+// The contiguous strides of such a shape overflow as well: they must be computed with checks (a
+// signed overflow there, undefined behaviour that UBSan aborted on, was fixed in 67a11b8).
 TEST(HostileSizes, ContiguousViewWithOverflowingShapeIsRejected) {
   // stride == nullptr: the library computes contiguous strides itself.
   ExpectRejected({{int64_t{1} << 40, int64_t{1} << 40, int64_t{1} << 40}, {}, 0, {1}}, "64 bits");
@@ -202,7 +203,8 @@ TEST(HostileSizes, OutThatSharesMemoryIsRejectedByTheOperator) {
 TEST(HostileSizes, OutViewsThatShareNoMemoryAreWrittenWhateverTheirStrideOrder) {
   // dims [3,2], strides [2,3] address storage elements {0,3,2,5,4,7}: no two share memory, so
   // out is writable element by element (PyTorch accepts such an out as well). dims [5,5] with
-  // strides [2,5] likewise (2i + 5j never repeats for i, j < 5).
+  // strides [2,5] likewise (2i + 5j never repeats for i, j < 5). Refused with 161002 "has elements
+  // that share memory" before 67a11b8.
   struct OutView {
     std::vector<int64_t> dims, strides;
     int64_t storage;
