@@ -81,8 +81,8 @@ Decoded Decode(ByteReader& in) {
   return d;
 }
 
-/// Product of @p n dims in 128 bits, saturated: any zero makes it 0 (an empty view or storage),
-/// otherwise a value above int64 stays above it.
+/// Product of @p n dims (all >= 0) in 128 bits, saturated: any zero makes it 0 (an empty view or
+/// storage), otherwise a value above int64 stays above it.
 int128 Product(const std::array<int64_t, kArray>& dims, uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) {
     if (dims[i] == 0) return 0;
@@ -151,6 +151,23 @@ std::string Describe(const Decoded& d) {
   return s;
 }
 
+/// BUG (reported; regression of 67a11b8): with strides null, aclCreateTensor refuses an empty view
+/// ("has more elements than 64 bits can count") when the product of its non-zero dims overflows,
+/// although its element count is 0 and the same view with explicit strides is accepted.
+bool HitsKnownEmptyContiguousOverflow(const Decoded& d) {
+  if (!d.strides_null || d.dims_null || d.view_num > kMaxRank) return false;
+  for (uint64_t i = 0; i < d.view_num; ++i) {
+    if (d.dims[i] < 0) return false;
+  }
+  if (Product(d.dims, d.view_num) != 0) return false;
+  int128 s = 1;
+  for (uint64_t i = 0; i < d.view_num; ++i) {
+    s *= std::max<int64_t>(d.dims[i], 1);
+    if (s > kI64Max) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -161,6 +178,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ByteReader in(data, size);
   const Decoded d = Decode(in);
+  if (!bce_fuzz::FuzzKnownBugs() && HitsKnownEmptyContiguousOverflow(d)) return -1;  // not added to the corpus
   const std::string rule = Model(d);
   aclrtFree(nullptr);  // leaves a known message, so that a refusal must replace it with its own
   const std::string sentinel = aclGetRecentErrMsg();

@@ -6,7 +6,8 @@
 # Exits non-zero on any finding: a crash, a sanitizer report, a leak, a timeout or a broken
 # invariant. Findings are written to build/fuzz/artifacts/ and can be replayed with
 #   build/fuzz/fuzz/fuzz_<target> build/fuzz/artifacts/<file>
-# Environment: FUZZ_SECONDS (per target), FUZZ_JOBS (build parallelism, default 2).
+# Environment: FUZZ_SECONDS (per target), FUZZ_JOBS (build parallelism, default 2),
+# BCE_FUZZ_KNOWN_BUGS=1 (also fuzz inputs that hit a reported, still open library bug).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,7 @@ ci=0
 for arg in "$@"; do
   case "$arg" in
     --ci) ci=1 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "fuzz.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
