@@ -15,7 +15,7 @@ ci=0
 for arg in "$@"; do
   case "$arg" in
     --ci) ci=1 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "fuzz.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
