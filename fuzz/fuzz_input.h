@@ -132,11 +132,4 @@ class SplitMix {
   std::abort();
 }
 
-/// Whether a reported, still open library bug is to be fuzzed anyway (BCE_FUZZ_KNOWN_BUGS=1): off
-/// by default so that the bounded CI run stays green until the fix lands.
-inline bool FuzzKnownBugs() {
-  static const bool on = std::getenv("BCE_FUZZ_KNOWN_BUGS") != nullptr;
-  return on;
-}
-
 }  // namespace bce_fuzz

@@ -6,8 +6,7 @@
 # Exits non-zero on any finding: a crash, a sanitizer report, a leak, a timeout or a broken
 # invariant. Findings are written to build/fuzz/artifacts/ and can be replayed with
 #   build/fuzz/fuzz/fuzz_<target> build/fuzz/artifacts/<file>
-# Environment: FUZZ_SECONDS (per target), FUZZ_JOBS (build parallelism, default 2),
-# BCE_FUZZ_KNOWN_BUGS=1 (also fuzz inputs that hit a reported, still open library bug).
+# Environment: FUZZ_SECONDS (per target), FUZZ_JOBS (build parallelism, default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

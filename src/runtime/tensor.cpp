@@ -70,14 +70,13 @@ extern "C" ACL_FUNC_VISIBILITY aclTensor* aclCreateTensor(const int64_t* viewDim
       if (stride[i] < 0) return FailTensor("stride[", i, "] = ", stride[i], " must be >= 0");
     }
   } else {
-    // Contiguous row-major strides. A shape whose element count overflows is rejected below;
-    // until then the running product must not overflow either (it would be undefined).
+    // Contiguous row-major strides, without undefined overflow. An empty view addresses nothing,
+    // so its strides only need to be defined: they saturate. A non-empty one whose strides
+    // overflow has too many elements, which the numel check below reports.
     int64_t s = 1;
     for (int i = strides.rank - 1; i >= 0; --i) {
       strides.v[i] = s;
-      if (__builtin_mul_overflow(s, std::max<int64_t>(dims.v[i], 1), &s)) {
-        return FailTensor("view shape ", FormatDims(dims.span()), " has more elements than 64 bits can count");
-      }
+      if (__builtin_mul_overflow(s, std::max<int64_t>(dims.v[i], 1), &s)) s = INT64_MAX;
     }
   }
 
