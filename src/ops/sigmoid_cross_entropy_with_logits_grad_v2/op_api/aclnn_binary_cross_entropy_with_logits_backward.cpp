@@ -165,7 +165,8 @@ class BcePlan final : public LaunchPlan {
   bool run_inline_if_idle = true;
   uint64_t NumBlocks() const override { return launch.tiling.blockDim; }
   bool RunInlineIfIdle() const override { return run_inline_if_idle; }
-  uint64_t WorkspaceBytesPerBlock() const override { return launch.block_workspace_bytes; }
+  uint64_t block_workspace_bytes = 0;  ///< BlockWorkspaceBytes(launch), computed once
+  uint64_t WorkspaceBytesPerBlock() const override { return block_workspace_bytes; }
   void RunBlock(uint64_t block, void* block_workspace) const override {
     bce_grad::RunBlock(launch, block, block_workspace);
   }
@@ -209,7 +210,6 @@ aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDat
   }
   CoalesceDims(launch.space, std::span<StridedOperand*>(present, static_cast<size_t>(present_count)));
 
-  uint32_t buffers = 0;
   OperandTraffic traffic[kOperandCount];
   size_t traffic_count = 0;
   for (int o = 0; o < kOperandCount; ++o) {
@@ -226,7 +226,6 @@ aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDat
     } else {
       op.access = Access::kStaged;
     }
-    if (op.access == Access::kConstant || op.access == Access::kStaged) ++buffers;
     traffic[traffic_count].dtype_bytes = DTypeSize(op.memory.dtype);
     traffic[traffic_count].broadcast_scalar = op.access == Access::kConstant;
     ++traffic_count;
@@ -244,8 +243,7 @@ aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDat
   plan.run_inline_if_idle = tiling->run_inline_if_idle;
   launch.tiling_key = tiling->tiling_key;
   launch.compute = ChosenKernelTable().compute[tiling->tiling_key];
-  launch.buffers_per_block = buffers;
-  launch.block_workspace_bytes = buffers * TileBufferBytes(launch);
+  plan.block_workspace_bytes = BlockWorkspaceBytes(launch);
   return ACLNN_SUCCESS;
 }
 

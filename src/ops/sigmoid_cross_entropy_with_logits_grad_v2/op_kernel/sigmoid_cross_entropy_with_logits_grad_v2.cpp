@@ -25,6 +25,12 @@ uint64_t TileBufferBytes(const KernelLaunch& launch) {
   return (bytes + 63) / 64 * 64;
 }
 
+uint64_t BlockWorkspaceBytes(const KernelLaunch& launch) {
+  uint64_t buffers = 0;
+  for (const GlobalOperand& op : launch.operands) buffers += UsesTileBuffer(op.access) ? 1 : 0;
+  return buffers * TileBufferBytes(launch);
+}
+
 namespace {
 
 template <class T>
@@ -35,7 +41,7 @@ void RunBlockTyped(const KernelLaunch& launch, uint64_t block, void* block_works
   T* buffers[kOperandCount] = {};
   for (int o = 0; o < kOperandCount; ++o) {
     const GlobalOperand& op = launch.operands[o];
-    if (op.access != Access::kConstant && op.access != Access::kStaged) continue;
+    if (!UsesTileBuffer(op.access)) continue;
     buffers[o] = reinterpret_cast<T*>(next_buffer);
     next_buffer += buffer_bytes;
     if (op.access == Access::kConstant) {  // CopyIn once per block

@@ -67,17 +67,21 @@ struct KernelLaunch {
   ComputeTileFn compute = nullptr;
   IterSpace space;
   GlobalOperand operands[kOperandCount];
-  /// Tile buffers each block uses (operands that are kConstant or kStaged).
-  uint32_t buffers_per_block = 0;
-  /// Bytes of one block's workspace: buffers_per_block tile buffers, each rounded to 64 bytes.
-  uint64_t block_workspace_bytes = 0;
 };
 
 /// Bytes of one tile buffer for @p tile_elems elements of the kernel dtype, 64-byte aligned.
 uint64_t TileBufferBytes(const KernelLaunch& launch);
 
-/// Runs block @p block of @p launch using @p block_workspace (block_workspace_bytes bytes,
-/// 64-byte aligned; unused when buffers_per_block is 0).
+/// Whether an operand of this access goes through a tile buffer of the block's workspace.
+inline constexpr bool UsesTileBuffer(Access access) {
+  return access == Access::kConstant || access == Access::kStaged;
+}
+
+/// Bytes of one block's workspace: a tile buffer per operand that UsesTileBuffer.
+uint64_t BlockWorkspaceBytes(const KernelLaunch& launch);
+
+/// Runs block @p block of @p launch using @p block_workspace (BlockWorkspaceBytes bytes,
+/// 64-byte aligned; unused when that is 0).
 void RunBlock(const KernelLaunch& launch, uint64_t block, void* block_workspace);
 
 }  // namespace aclnn_cpu::bce_grad

@@ -19,7 +19,7 @@ using aclnn_cpu::bce_grad::kTarget;
 using aclnn_cpu::bce_grad::kWeight;
 using aclnn_cpu::bce_grad::MakeTilingKey;
 using aclnn_cpu::bce_grad::RunBlock;
-using aclnn_cpu::bce_grad::TileBufferBytes;
+using aclnn_cpu::bce_grad::BlockWorkspaceBytes;
 using aclnn_cpu::bce_grad::TilingKeyDType;
 using aclnn_cpu::bce_grad::TilingKeyHasPosWeight;
 using aclnn_cpu::bce_grad::TilingKeyHasWeight;
@@ -263,12 +263,8 @@ void HandLaunch::SnapshotInputs() {
 void HandLaunch::Run() {
   launch_.tiling_key = MakeTilingKey(dtype_, has_weight(), has_pos_weight());
   launch_.compute = ChosenKernelTable().compute[launch_.tiling_key];
-  launch_.buffers_per_block = 0;
-  for (const auto& global : launch_.operands) {
-    if (global.access == Access::kConstant || global.access == Access::kStaged) ++launch_.buffers_per_block;
-  }
-  launch_.block_workspace_bytes = launch_.buffers_per_block * TileBufferBytes(launch_);
-  const size_t workspace_bytes = (launch_.block_workspace_bytes + kAlignment - 1) / kAlignment * kAlignment;
+  const uint64_t block_bytes = BlockWorkspaceBytes(launch_);
+  const size_t workspace_bytes = (block_bytes + kAlignment - 1) / kAlignment * kAlignment;
   for (uint64_t block = launch_.tiling.blockDim; block-- > 0;) {
     void* workspace = workspace_bytes == 0 ? nullptr : std::aligned_alloc(kAlignment, workspace_bytes);
     if (workspace != nullptr) std::memset(workspace, kPoisonByte, workspace_bytes);
