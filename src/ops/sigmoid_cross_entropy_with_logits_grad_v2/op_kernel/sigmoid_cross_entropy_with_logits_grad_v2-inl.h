@@ -83,19 +83,18 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> FloatToHalfBits(DF df, hn::Vec<DF> 
   return hn::Or(h, sign);
 }
 
+/// The bf16 nearest to each lane (ties to even; NaN stays NaN, made quiet) in the upper 16 bits
+/// of the lane; the lower 16 bits are not specified. Callers shift or mask, which lets a pair of
+/// vectors be joined into one register of bf16 with one shift and one select of halves.
 template <class DF>
-HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> FloatToBFloat16Bits(DF df, hn::Vec<DF> v) {
-  (void)df;
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BFloat16InUpperHalf(DF /*df*/, hn::Vec<DF> v) {
   const hn::RebindToUnsigned<DF> du;
-  const hn::RebindToSigned<DF> di;
   const auto bits = hn::BitCast(du, v);
   const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
-  const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), lsb)));
-  const auto nan = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du, 0x0040u));
-  // NaN test on the magnitude bits: Highway 1.0.3's Ne(v, v) is an ordered compare on AVX2 and
-  // AVX-512 and so is false for NaN.
-  const auto abs_i = hn::BitCast(di, hn::And(bits, hn::Set(du, 0x7FFFFFFFu)));
-  return hn::IfThenElse(hn::RebindMask(du, hn::Gt(abs_i, hn::Set(di, 0x7F800000))), nan, rounded);
+  const auto rounded = hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), lsb));
+  // Eq(v, v) is an ordered compare on every target, so false exactly for NaN. (Highway 1.0.3's
+  // Ne(v, v) is ordered too on AVX2 and AVX-512, and so also false for NaN: not usable here.)
+  return hn::IfThenElse(hn::RebindMask(du, hn::Eq(v, v)), rounded, hn::Or(bits, hn::Set(du, 0x00400000u)));
 }
 
 /// Loads Lanes(d) elements of storage type T widened to the compute type of d.
@@ -139,7 +138,7 @@ HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, T* HWY_RESTRICT p) {
     const hn::RebindToSigned<D> di;
     hn::Vec<hn::RebindToUnsigned<D>> bits;
     if constexpr (std::is_same_v<T, hwy::bfloat16_t>) {
-      bits = FloatToBFloat16Bits(d, v);
+      bits = hn::ShiftRight<16>(BFloat16InUpperHalf(d, v));
     } else {
       static_assert(std::is_same_v<T, hwy::float16_t>);
 #if ACLNN_BCE_HAVE_HW_F16
@@ -170,74 +169,93 @@ HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, T* HWY_RESTRICT p) {
 // ExpNonPositive: e^x for x <= 0, the only range the gradient needs (it takes exp(-|x|)).
 //
 // Contract (float lanes): max error 1 ULP against the correctly rounded e^x, including results
-// in the subnormal range; x < -104 gives +0 (below half the smallest subnormal); -inf gives +0.
-// NaN input: the result is unspecified (the caller puts the NaN back). Float64 lanes use
-// Highway's Exp (1 ULP on [-DBL_MAX, +706]).
+// in the subnormal range (checked over every float in [-104, 0] on AVX3, AVX2 and SSSE3: about
+// 0.5% of the results are 1 ULP off with FMA, 0.9% without); x < -104 gives +0 (below half the
+// smallest subnormal); -inf gives +0. NaN input: the result is unspecified (the caller puts the
+// NaN back). Float64 lanes use Highway's Exp (1 ULP on [-DBL_MAX, +706]).
 //
-// Written here rather than taken from Highway because its general Exp spends about 40% more
+// Written here rather than taken from Highway because its general Exp spends about twice the
 // instructions on what this range does not need (saturating float->int conversions, a second
-// scaling step, a lower-bound select), and exp is most of the kernel's arithmetic. Same method:
+// scaling step, a lower-bound select, a longer polynomial), and exp is most of the kernel's
+// arithmetic. The method:
 //   k = round(x / ln2) via the 1.5 * 2^23 rounding constant (no float->int conversion),
-//   r = x - k ln2 in two parts (|r| <= ln2 / 2), e^r = 1 + r + r^2 P(r) with a degree-5
-//   minimax P (Cephes expf), then e^x = (e^r * 2^(k + 64)) * 2^-64: the first product is exact
-//   and normal for every k >= -150, the second rounds once, also into the subnormals.
+//   r = x - k ln2 in two parts (|r| <= ln2 / 2), e^r by a degree-6 polynomial in Horner form
+//   with the two leading coefficients 1 (minimax for relative error on [-ln2/2, ln2/2]: 4e-9,
+//   0.07 ULP, before rounding), then e^x = e^r * 2^k rounded once: AVX-512's VSCALEFPS does it
+//   in one instruction, into the subnormals; elsewhere (e^r * 2^(k + 64)) * 2^-64, whose first
+//   product is exact and normal for every k >= -150 and whose second rounds once. Both give the
+//   same bits.
 // ---------------------------------------------------------------------------------------------
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V ExpNonPositive(D d, V x) {
   if constexpr (sizeof(hn::TFromD<D>) == 8) {
     return hn::Exp(d, x);
   } else {
-    const hn::RebindToSigned<D> di;
     const V kRound = hn::Set(d, 12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
     const V x_clamped = hn::Max(x, hn::Set(d, -104.0f));
     const V t = hn::MulAdd(x_clamped, hn::Set(d, 1.44269504088896341f), kRound);
     const V k = hn::Sub(t, kRound);
     V r = hn::MulAdd(k, hn::Set(d, -0.693145751953125f), x_clamped);  // ln2 split: exact product
     r = hn::MulAdd(k, hn::Set(d, -1.428606765330187045e-6f), r);
-    V poly = hn::Set(d, 1.9875691500e-4f);
-    poly = hn::MulAdd(poly, r, hn::Set(d, 1.3981999507e-3f));
-    poly = hn::MulAdd(poly, r, hn::Set(d, 8.3334519073e-3f));
-    poly = hn::MulAdd(poly, r, hn::Set(d, 4.1665795894e-2f));
-    poly = hn::MulAdd(poly, r, hn::Set(d, 1.6666665459e-1f));
-    poly = hn::MulAdd(poly, r, hn::Set(d, 5.0000001201e-1f));
-    const V exp_r = hn::Add(hn::MulAdd(poly, hn::Mul(r, r), r), hn::Set(d, 1.0f));
+    V poly = hn::Set(d, 0x1.6c350ep-10f);
+    poly = hn::MulAdd(poly, r, hn::Set(d, 0x1.1246eap-7f));
+    poly = hn::MulAdd(poly, r, hn::Set(d, 0x1.555638p-5f));
+    poly = hn::MulAdd(poly, r, hn::Set(d, 0x1.55547ep-3f));
+    poly = hn::MulAdd(poly, r, hn::Set(d, 0x1.fffffep-2f));
+    poly = hn::MulAdd(poly, r, hn::Set(d, 1.0f));
+    const V exp_r = hn::MulAdd(poly, r, hn::Set(d, 1.0f));
+#if HWY_TARGET <= HWY_AVX3
+    return V{_mm512_scalef_ps(exp_r.raw, k.raw)};
+#else
     // bits(t) - bits(kRound) = k; the exponent field of 2^(k + 64) is k + 64 + 127.
+    const hn::RebindToSigned<D> di;
     constexpr int32_t kRoundBits = 0x4B400000;  // bits of 1.5 * 2^23
     const auto biased = hn::Sub(hn::BitCast(di, t), hn::Set(di, kRoundBits - 64 - 127));
     const V scale_up = hn::BitCast(d, hn::ShiftLeft<23>(biased));
     return hn::Mul(hn::Mul(exp_r, scale_up), hn::Set(d, 0x1p-64f));
+#endif
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Gradient of one vector.
 //
-// Contract: for compute type C (fp32, or fp64 for fp64 storage), per lane
-//   p = sigmoid(x), q = 1 - p = sigmoid(-x), both from one e = exp(-|x|):
-//       x >= 0: p = 1/(1+e), q = e/(1+e);  x < 0: p = e/(1+e), q = 1/(1+e)
+// Contract: for compute type C (fp32, or fp64 for fp64 storage), per lane, with e = exp(-|x|)
+// and m = dout * scale [* weight] (computed by the caller, once per call for a uniform dout):
+//       x >= 0: g = ((1 - y) - lw * e) * m / (1 + e)
+//       x <  0: g = ((1 - y) * e - lw) * m / (1 + e)
 //   lw = pos_weight * y (y without pos_weight)
-//   g  = ((1 - y) * p - lw * q) * dout [* weight] * scale
-// which equals the seed's (lw + 1 - y) * p - lw but does not cancel where p - y does (y = 1,
-// large x). e is ExpNonPositive (max 1 ULP; 0 below -104, so p and q are exact 0/1 for |x| beyond
-// ~104, and e keeps its subnormal values above). NaN x propagates (exp's NaN result is
-// unspecified, so the NaN is put back); +-Inf x gives p, q in {0, 1}. No FMA is contracted (-ffp-contract=off),
-// and no step depends on the lane or the tile, so a value's result is the same wherever it sits.
+// which is ((1 - y) p - lw q) m with p = sigmoid(x), q = sigmoid(-x): it equals the seed's
+// (lw + 1 - y) p - lw but does not cancel where p - y does (y = 1, large x), and it takes one
+// product by e and one division where the p/q form takes three products. The sign of x picks the
+// branch (so -0 takes the second; both give the same value at e = 1). e is ExpNonPositive (max 1
+// ULP; 0 below -104, so large |x| saturates exactly, and e keeps its subnormal values above).
+// NaN x propagates (exp's NaN result is unspecified, so the NaN is put back); +-Inf x gives the
+// limits. No FMA is contracted (-ffp-contract=off), and no step depends on the lane or the tile,
+// so a value's result is the same wherever it sits.
 // ---------------------------------------------------------------------------------------------
-template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
-HWY_INLINE V GradientVector(D d, V x, V y, V dout, V weight, V pos_weight, V scale) {
+
+/// m = dout * scale [* weight]: the factor of every element (computed once per call when dout
+/// is uniform and there is no weight; the same operations either way).
+template <bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE V GradientVector(D d, V x, V y, V pos_weight, V m) {
   const V one = hn::Set(d, 1);
-  V e = ExpNonPositive(d, hn::Neg(hn::Abs(x)));
-  e = hn::IfThenElse(hn::Eq(x, x), e, x);  // NaN in, NaN out
-  const V r = hn::Div(one, hn::Add(one, e));
-  const V er = hn::Mul(e, r);
-  const auto non_negative = hn::Ge(x, hn::Zero(d));
-  const V p = hn::IfThenElse(non_negative, r, er);
-  const V q = hn::IfThenElse(non_negative, er, r);
+  const V sign_bit = hn::SignBit(d);
+  V e = ExpNonPositive(d, hn::Or(x, sign_bit));  // exp(-|x|)
+  e = hn::IfThenElse(hn::Eq(x, x), e, x);          // NaN in, NaN out
+  const V one_minus_y = hn::Sub(one, y);
   const V lw = HAS_POS_WEIGHT ? hn::Mul(pos_weight, y) : y;
-  V g = hn::Sub(hn::Mul(hn::Sub(one, y), p), hn::Mul(lw, q));
-  g = hn::Mul(g, dout);
-  if constexpr (HAS_WEIGHT) g = hn::Mul(g, weight);
-  return hn::Mul(g, scale);
+  // The sign bit as a mask, by an integer compare: Highway 1.0.3's IfNegativeThenElse is wrong
+  // on SSSE3 (its IfThenElse there needs a full-lane mask, not just the sign bit).
+  const hn::RebindToSigned<D> di;
+  const auto negative = hn::RebindMask(d, hn::Lt(hn::BitCast(di, x), hn::Zero(di)));
+  const V times_e = hn::IfThenElse(negative, one_minus_y, lw);
+  const V alone = hn::IfThenElse(negative, lw, one_minus_y);
+  const V product = hn::Mul(times_e, e);
+  // Two subtractions and a select rather than one and a sign flip: a zero keeps the sign of the
+  // exact value (-(0 - 0) would be -0 where (1 - y) p underflows to +0).
+  const V num = hn::IfThenElse(negative, hn::Sub(product, alone), hn::Sub(alone, product));
+  return hn::Div(hn::Mul(num, m), hn::Add(one, e));
 }
 
 /// The unit the kernel loads and stores: kVectors compute vectors of Lanes(d) elements each.
@@ -270,7 +288,8 @@ struct Chunk<hwy::bfloat16_t, D> {
   template <bool kStream>
   static HWY_INLINE void Store(D d, const V* v, hwy::bfloat16_t* HWY_RESTRICT p) {
     const hn::RebindToUnsigned<D> du;
-    const auto pairs = hn::Or(FloatToBFloat16Bits(d, v[0]), hn::ShiftLeft<16>(FloatToBFloat16Bits(d, v[1])));
+    const auto pairs = hn::Or(hn::ShiftRight<16>(BFloat16InUpperHalf(d, v[0])),
+                              hn::And(BFloat16InUpperHalf(d, v[1]), hn::Set(du, 0xFFFF0000u)));
     if constexpr (kStream) {
       hn::Stream(pairs, du, reinterpret_cast<uint32_t*>(p));
     } else {
@@ -283,16 +302,28 @@ struct Chunk<hwy::bfloat16_t, D> {
 /// Kernel<T, HAS_WEIGHT, HAS_POS_WEIGHT>: the AscendC kernel's Compute stage on one tile.
 /// T: storage type (float, double, hwy::float16_t, hwy::bfloat16_t); computes in float (double
 /// for T = double). A partial last chunk is copied into a full one and run through the same
-/// code, so every element goes through identical instructions wherever it sits.
+/// code, so every element goes through identical instructions wherever it sits. A uniform dout
+/// (io.dout_uniform) is read once and its product with the scale hoisted out of the loop: the
+/// same operations on the same values, so the same bits as a materialized dout.
 template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT>
 struct Kernel {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
-  static void Compute(const TileOperands& io, size_t count, double scale_in) {
+  static void Compute(const TileOperands& io, size_t count, double scale) {
+    if (io.dout_uniform) {
+      Run<true>(io, count, scale);
+    } else {
+      Run<false>(io, count, scale);
+    }
+  }
+
+  template <bool UNIFORM_DOUT>
+  static void Run(const TileOperands& io, size_t count, double scale_in) {
     const hn::ScalableTag<C> d;
     using V = hn::Vec<decltype(d)>;
     using ChunkIo = Chunk<T, decltype(d)>;
     constexpr size_t kVectors = ChunkIo::kVectors;
+    constexpr size_t kMaxChunk = HWY_MAX_BYTES / sizeof(C) * kVectors;
     const size_t chunk = hn::Lanes(d) * kVectors;
     const T* HWY_RESTRICT x = static_cast<const T*>(io.predict);
     const T* HWY_RESTRICT y = static_cast<const T*>(io.target);
@@ -302,23 +333,36 @@ struct Kernel {
     T* g = static_cast<T*>(io.gradient);  // may alias predict or dout exactly
     const V scale = hn::Set(d, static_cast<C>(scale_in));
 
+    // dout * scale of a uniform dout, loaded from a filled chunk through the usual load.
+    V uniform_m[kVectors];
+    if constexpr (UNIFORM_DOUT) {
+      HWY_ALIGN T filled[kMaxChunk];
+      for (size_t k = 0; k < chunk; ++k) filled[k] = dout[0];
+      V vd[kVectors];
+      ChunkIo::Load(d, filled, vd);
+      for (size_t v = 0; v < kVectors; ++v) uniform_m[v] = hn::Mul(vd[v], scale);
+    }
+
     const auto one_chunk = [&](const T* cx, const T* cy, const T* cd, const T* cw, const T* cpw, T* cg,
                                auto stream_tag) HWY_ATTR {
       V vx[kVectors], vy[kVectors], vd[kVectors], vw[kVectors], vpw[kVectors], out[kVectors];
       ChunkIo::Load(d, cx, vx);
       ChunkIo::Load(d, cy, vy);
-      ChunkIo::Load(d, cd, vd);
+      if constexpr (!UNIFORM_DOUT) ChunkIo::Load(d, cd, vd);
       for (size_t v = 0; v < kVectors; ++v) vw[v] = vpw[v] = hn::Zero(d);
       if constexpr (HAS_WEIGHT) ChunkIo::Load(d, cw, vw);
       if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, cpw, vpw);
       for (size_t v = 0; v < kVectors; ++v) {
-        out[v] = GradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx[v], vy[v], vd[v], vw[v], vpw[v], scale);
+        // m = dout * scale [* weight], in this order on both paths.
+        V m = UNIFORM_DOUT ? uniform_m[v] : hn::Mul(vd[v], scale);
+        if constexpr (HAS_WEIGHT) m = hn::Mul(m, vw[v]);
+        out[v] = GradientVector<HAS_POS_WEIGHT>(d, vx[v], vy[v], vpw[v], m);
       }
       ChunkIo::template Store<decltype(stream_tag)::value>(d, out, cg);
     };
     const auto at = [&](size_t i, auto stream_tag) HWY_ATTR {
-      one_chunk(x + i, y + i, dout + i, HAS_WEIGHT ? w + i : nullptr, HAS_POS_WEIGHT ? pw + i : nullptr, g + i,
-                stream_tag);
+      one_chunk(x + i, y + i, UNIFORM_DOUT ? nullptr : dout + i, HAS_WEIGHT ? w + i : nullptr,
+                HAS_POS_WEIGHT ? pw + i : nullptr, g + i, stream_tag);
     };
     // Four independent vectors per iteration hide the latency of exp and the division (the
     // per-vector chain is long); each vector still runs exactly the same instructions.
@@ -341,10 +385,9 @@ struct Kernel {
     }
     if (i == count) return;
     // Tail: pad to a full chunk with copies of element i (any finite value would do).
-    constexpr size_t kMaxChunk = HWY_MAX_BYTES / sizeof(C) * kVectors;
     HWY_ALIGN T buf[kOperandCount][kMaxChunk];
     const size_t rest = count - i;
-    const T* sources[kOperandCount - 1] = {x, y, dout, w, pw};
+    const T* sources[kOperandCount - 1] = {x, y, UNIFORM_DOUT ? nullptr : dout, w, pw};
     for (int o = 0; o < kOperandCount - 1; ++o) {
       if (sources[o] == nullptr) continue;
       std::memcpy(buf[o], sources[o] + i, rest * sizeof(T));

@@ -90,6 +90,7 @@ void RunBlockTyped(const KernelLaunch& launch, uint64_t block, void* block_works
       io.pos_weight = at[kPosWeight];
       io.gradient = const_cast<char*>(at[kGradient]);
       io.stream_gradient = stream;
+      io.dout_uniform = launch.operands[kDout].access == Access::kConstant;
       launch.compute(io, static_cast<size_t>(elements), scale);
     };
     if (!row_direct) {

@@ -23,6 +23,9 @@ struct TileOperands {
   void* gradient = nullptr;
   /// Store full, aligned vectors of the gradient with non-temporal stores (values unchanged).
   bool stream_gradient = false;
+  /// Every dout element has the value of dout[0] (a broadcast scalar): the kernel reads only
+  /// dout[0]. The results are bitwise those of the materialized dout.
+  bool dout_uniform = false;
 };
 
 /// Computes @p count elements of a tile (any count >= 0). Each element's result depends only on

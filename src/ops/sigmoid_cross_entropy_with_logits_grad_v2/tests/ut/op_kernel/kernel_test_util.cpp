@@ -336,21 +336,22 @@ uint64_t HandLaunch::OutputBits(int64_t linear) const {
 TileRun RunTile(ComputeTileFn fn, uint32_t key, const std::vector<double>& x, const std::vector<double>& y,
                 const std::vector<double>& dout, const std::vector<double>& weight,
                 const std::vector<double>& pos_weight, size_t count, double scale, bool stream,
-                size_t out_misalign_elems) {
+                size_t out_misalign_elems, bool dout_uniform) {
   const aclDataType dtype = AclDTypeOf(TilingKeyDType(key));
   const auto n = static_cast<int64_t>(count);
   // Inputs in allocations of exactly count elements, so that a sanitizer build catches a read
   // past the tile.
   const size_t elem_bytes = aclnn_cpu::DTypeSize(dtype);
-  auto make = [&](const std::vector<double>& values) {
-    std::vector<uint8_t> buffer(count * elem_bytes);
-    for (int64_t i = 0; i < n; ++i) aclnn_cpu::StoreFromDouble(buffer.data(), dtype, i, values[static_cast<size_t>(i)]);
+  auto make = [&](const std::vector<double>& values, int64_t elems) {
+    std::vector<uint8_t> buffer(static_cast<size_t>(elems) * elem_bytes);
+    for (int64_t i = 0; i < elems; ++i) aclnn_cpu::StoreFromDouble(buffer.data(), dtype, i, values[static_cast<size_t>(i)]);
     return buffer;
   };
-  const auto bx = make(x), by = make(y), bdout = make(dout);
+  // A uniform dout is one element: the kernel may read dout[0] only.
+  const auto bx = make(x, n), by = make(y, n), bdout = make(dout, dout_uniform ? 1 : n);
   std::vector<uint8_t> bw, bpw;
-  if (TilingKeyHasWeight(key)) bw = make(weight);
-  if (TilingKeyHasPosWeight(key)) bpw = make(pos_weight);
+  if (TilingKeyHasWeight(key)) bw = make(weight, n);
+  if (TilingKeyHasPosWeight(key)) bpw = make(pos_weight, n);
   const auto misalign = static_cast<int64_t>(out_misalign_elems);
   GuardedBuffer out(n + misalign, dtype);
   TileOperands io;
@@ -361,6 +362,7 @@ TileRun RunTile(ComputeTileFn fn, uint32_t key, const std::vector<double>& x, co
   io.pos_weight = TilingKeyHasPosWeight(key) ? bpw.data() : nullptr;
   io.gradient = static_cast<uint8_t*>(out.data()) + out_misalign_elems * out.elem_bytes();
   io.stream_gradient = stream;
+  io.dout_uniform = dout_uniform;
   fn(io, count, scale);
   TileRun run;
   run.guards_intact = out.GuardsIntact();

@@ -205,6 +205,6 @@ struct TileRun {
 TileRun RunTile(ComputeTileFn fn, uint32_t key, const std::vector<double>& x, const std::vector<double>& y,
                 const std::vector<double>& dout, const std::vector<double>& weight,
                 const std::vector<double>& pos_weight, size_t count, double scale, bool stream = false,
-                size_t out_misalign_elems = 0);
+                size_t out_misalign_elems = 0, bool dout_uniform = false);
 
 }  // namespace bce_kernel_test

@@ -3,6 +3,8 @@
 // SIMD target.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <random>
 
 #include "kernel_test_util.h"
@@ -114,6 +116,28 @@ TEST_P(KernelComputeTile, NonTemporalStoresGiveTheSameBitsAndStayInTheTile) {
         const TileRun streamed = RunKey(key, in, count, 1.0, /*stream=*/true, misalign);
         ASSERT_TRUE(streamed.guards_intact) << TilingKeyLabel(key) << " count " << count << " misalign " << misalign;
         ASSERT_EQ(streamed.bits, plain.bits) << TilingKeyLabel(key) << " count " << count << " misalign " << misalign;
+      }
+    }
+  }
+}
+
+TEST_P(KernelComputeTile, UniformDoutGivesTheBitsOfTheMaterializedDout) {
+  // dout_uniform hoists dout * scale out of the loop and reads dout[0] only (RunTile gives it a
+  // one-element allocation); the results must be those of the same value repeated.
+  const double kInf = std::numeric_limits<double>::infinity();
+  for (uint32_t key = 0; key < kTilingKeyCount; ++key) {
+    TileInputs in = RandomInputs(key, MaxCount(key), 110 + key);
+    for (double value : {-1.75, 0.375, 0.0, -kInf, std::numeric_limits<double>::quiet_NaN()}) {
+      std::fill(in.dout.begin(), in.dout.end(), value);
+      for (size_t count = 0; count <= MaxCount(key); ++count) {
+        for (bool stream : {false, true}) {
+          const TileRun materialized = RunKey(key, in, count, 0.25, stream);
+          const TileRun uniform = RunTile(ChosenKernelTable().compute[key], key, in.x, in.y, in.dout, in.weight,
+                                          in.pos_weight, count, 0.25, stream, 0, /*dout_uniform=*/true);
+          ASSERT_TRUE(uniform.guards_intact) << TilingKeyLabel(key) << " count " << count;
+          ASSERT_EQ(uniform.bits, materialized.bits)
+              << TilingKeyLabel(key) << " dout " << value << " count " << count << (stream ? " streamed" : "");
+        }
       }
     }
   }
