@@ -13,7 +13,12 @@ namespace aclnn_cpu {
 // run on the shared worker pool. A launch the tiling judged too short to be worth a thread
 // hand-off (TilingResult::run_inline_if_idle: under about a millisecond of traffic) runs on the
 // calling thread when the stream is idle, which keeps order (nothing is queued before it) and
-// saves the microseconds of a cross-thread wake-up that would otherwise dominate such calls. The queue is a ring buffer of (plan, workspace) pairs, so launching
+// saves the microseconds of a cross-thread wake-up that would otherwise dominate such calls.
+// aclrtSynchronizeStream does not only wait: while launches are queued and none is running, the
+// synchronizing thread pops and runs them itself, in order, exactly as the stream's thread would
+// (one launch at a time, under `busy_`). The host is blocked anyway, and the common launch-then-
+// synchronize pattern then never waits for the stream's thread to wake up (on a VM an idle vCPU
+// can take milliseconds). The queue is a ring buffer of (plan, workspace) pairs, so launching
 // allocates nothing once the ring has grown to the stream's usual depth.
 
 namespace {
@@ -99,7 +104,23 @@ void Stream::Dispatch() {
 
 void Stream::Synchronize() {
   std::unique_lock<std::mutex> lock(mutex_);
-  idle_.wait(lock, [this] { return size_ == 0 && !busy_; });
+  for (;;) {
+    if (size_ == 0 && !busy_) return;
+    if (busy_) {
+      idle_.wait(lock);  // woken when the running launch ends with nothing queued, or by a helper
+      continue;
+    }
+    // Queued work that no thread has taken (the stream's thread may still be waking up): run it
+    // here, in order, as the stream's thread would. See Note [Streams].
+    StreamWork work = PopLocked();
+    busy_ = true;
+    lock.unlock();
+    RunLaunch(work);
+    work.plan.reset();
+    lock.lock();
+    busy_ = false;
+    if (size_ == 0) idle_.notify_all();
+  }
 }
 
 Stream* Stream::FromHandle(void* handle) {

@@ -234,6 +234,52 @@ TEST_F(Concurrency, RepeatableExecutorsOnOneStreamRunInLaunchOrder) {
   EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
 }
 
+TEST_F(Concurrency, ThreadsSynchronizingAStreamRunItsQueuedLaunchesInLaunchOrder) {
+  // aclrtSynchronizeStream runs queued launches on the calling thread when none is running (see
+  // Note [Streams]). Here three threads synchronize the stream over and over while a fourth queues
+  // an in-place chain on it: the stream's thread and every synchronizer race for each launch, and
+  // the chain must still run once per launch, in launch order.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  constexpr int kLaunches = 24;
+#else
+  constexpr int kLaunches = 120;
+#endif
+  std::mt19937_64 rng(11);
+  std::vector<bool> sequence(kLaunches);
+  for (int k = 0; k < kLaunches; ++k) sequence[static_cast<size_t>(k)] = rng() % 2 == 0;
+
+  InPlaceChain reference;
+  for (bool use_b : sequence) {
+    ASSERT_EQ(reference.Launch(use_b, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
+  }
+
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  InPlaceChain raced;
+  std::atomic<bool> done{false};
+  std::atomic<int> sync_failures{0};
+  std::vector<std::thread> synchronizers;
+  for (int t = 0; t < 3; ++t) {
+    synchronizers.emplace_back([&] {
+      while (!done.load(std::memory_order_acquire)) {
+        if (aclrtSynchronizeStream(stream) != ACL_SUCCESS) sync_failures.fetch_add(1);
+      }
+    });
+  }
+  for (size_t k = 0; k < sequence.size(); ++k) {
+    EXPECT_EQ(raced.Launch(sequence[k], stream), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    // Bursts of launches, then a pause in which the synchronizers find a deep queue.
+    if (k % 8 == 7) std::this_thread::sleep_for(std::chrono::microseconds(300));
+  }
+  done.store(true, std::memory_order_release);
+  for (auto& t : synchronizers) t.join();
+  ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  EXPECT_EQ(sync_failures.load(), 0);
+  EXPECT_EQ(raced.x.StorageBytes(), reference.x.StorageBytes());
+  EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+}
+
 TEST_F(Concurrency, DestroyStreamWithQueuedLaunchesWaitsForThem) {
   aclrtStream stream = nullptr;
   ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
