@@ -6,6 +6,8 @@
 #include <new>
 #include <unordered_map>
 
+#include <sys/mman.h>
+
 #include "acl/acl.h"
 #include "aclnn/aclnn_cpu.h"
 #include "common/dtype.h"
@@ -21,6 +23,7 @@ namespace {
 constexpr int32_t kCpuDeviceId = 0;
 /// Device allocations are aligned for the widest vector loads (AVX-512) and cache lines.
 constexpr size_t kDeviceAlignment = 64;
+constexpr size_t kHugePageBytes = size_t{2} << 20;  // x86-64 and most AArch64 kernels
 
 std::atomic<bool> g_initialized{false};
 thread_local int32_t t_current_device = kCpuDeviceId;
@@ -153,8 +156,18 @@ ACL_FUNC_VISIBILITY aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMal
   if (size > SIZE_MAX - kDeviceAlignment) {
     return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: size ", size, " bytes cannot be allocated");
   }
-  const size_t rounded = (size + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment;
-  void* p = std::aligned_alloc(kDeviceAlignment, rounded);
+  // Huge-page policies: a large block is aligned to and padded to whole 2 MiB pages and marked
+  // for transparent huge pages (best effort: HUGE_ONLY cannot be promised on a CPU either). A
+  // tensor walked with a large stride (a transposed view) then touches a few TLB entries instead
+  // of one per 4 KiB page, and first touches fault 512 times less often.
+  const bool huge = policy != ACL_MEM_MALLOC_NORMAL_ONLY && policy != ACL_MEM_MALLOC_NORMAL_ONLY_P2P &&
+                    size >= kHugePageBytes && size <= SIZE_MAX - kHugePageBytes;
+  const size_t alignment = huge ? kHugePageBytes : kDeviceAlignment;
+  const size_t rounded = (size + alignment - 1) / alignment * alignment;
+  void* p = std::aligned_alloc(alignment, rounded);
+#ifdef MADV_HUGEPAGE
+  if (p != nullptr && huge) madvise(p, rounded, MADV_HUGEPAGE);
+#endif
   if (p == nullptr) {
     return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: size ", size, " bytes cannot be allocated");
   }
