@@ -65,15 +65,19 @@ StreamWork Stream::PopLocked() {
   return work;
 }
 
+void Stream::RunBusy(std::unique_lock<std::mutex>& lock, StreamWork work) {
+  busy_ = true;
+  lock.unlock();
+  RunLaunch(work);
+  work.plan.reset();  // release the plan before reporting idle
+  lock.lock();
+  busy_ = false;
+}
+
 void Stream::Launch(StreamWork work, bool run_inline_if_idle) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (run_inline_if_idle && size_ == 0 && !busy_) {
-    busy_ = true;
-    lock.unlock();
-    RunLaunch(work);
-    work.plan.reset();
-    lock.lock();
-    busy_ = false;
+    RunBusy(lock, std::move(work));
     if (size_ == 0) {
       idle_.notify_all();
     } else {
@@ -91,13 +95,7 @@ void Stream::Dispatch() {
   for (;;) {
     wake_.wait(lock, [this] { return stop_ || (size_ != 0 && !busy_); });
     if (stop_ && size_ == 0) return;
-    StreamWork work = PopLocked();
-    busy_ = true;
-    lock.unlock();
-    RunLaunch(work);
-    work.plan.reset();  // release the plan before reporting idle
-    lock.lock();
-    busy_ = false;
+    RunBusy(lock, PopLocked());
     if (size_ == 0) idle_.notify_all();
   }
 }
@@ -112,13 +110,7 @@ void Stream::Synchronize() {
     }
     // Queued work that no thread has taken (the stream's thread may still be waking up): run it
     // here, in order, as the stream's thread would. See Note [Streams].
-    StreamWork work = PopLocked();
-    busy_ = true;
-    lock.unlock();
-    RunLaunch(work);
-    work.plan.reset();
-    lock.lock();
-    busy_ = false;
+    RunBusy(lock, PopLocked());
     if (size_ == 0) idle_.notify_all();
   }
 }

@@ -50,6 +50,9 @@ class Stream {
   void Dispatch();
   void PushLocked(StreamWork work);
   StreamWork PopLocked();
+  /// Runs @p work as the stream's one running launch: sets busy_, releases @p lock while it runs,
+  /// and returns with the lock held again and busy_ clear.
+  void RunBusy(std::unique_lock<std::mutex>& lock, StreamWork work);
 
   std::mutex mutex_;
   std::condition_variable wake_;  // work queued or stop

@@ -208,29 +208,39 @@ struct InPlaceChain {
   }
 };
 
+/// A launch sequence of the chain: true (executor b) with probability 1 / b_one_in.
+std::vector<bool> ChainSequence(int launches, uint64_t seed, int b_one_in) {
+  std::mt19937_64 rng(seed);
+  std::vector<bool> sequence(static_cast<size_t>(launches));
+  for (auto&& use_b : sequence) use_b = rng() % static_cast<uint64_t>(b_one_in) == 0;
+  return sequence;
+}
+
+/// The chain's x after @p sequence on the default stream with a synchronize after every launch.
+std::vector<uint8_t> SynchronizedChainResult(const std::vector<bool>& sequence) {
+  InPlaceChain chain;
+  for (bool use_b : sequence) {
+    EXPECT_EQ(chain.Launch(use_b, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    EXPECT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
+  }
+  return chain.x.StorageBytes();
+}
+
 TEST_F(Concurrency, RepeatableExecutorsOnOneStreamRunInLaunchOrder) {
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
   constexpr int kLaunches = 48;
 #else
   constexpr int kLaunches = 200;
 #endif
-  std::mt19937_64 rng(7);
-  std::vector<bool> sequence(kLaunches);
-  for (int k = 0; k < kLaunches; ++k) sequence[static_cast<size_t>(k)] = rng() % 3 == 0;
-
-  // Reference: synchronize after every launch.
-  InPlaceChain reference;
-  for (bool use_b : sequence) {
-    ASSERT_EQ(reference.Launch(use_b, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-    ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
-  }
+  const std::vector<bool> sequence = ChainSequence(kLaunches, 7, 3);
+  const std::vector<uint8_t> reference = SynchronizedChainResult(sequence);
   // All launches queued at once on one stream, synchronized once.
   aclrtStream stream = nullptr;
   ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
   InPlaceChain queued;
   for (bool use_b : sequence) ASSERT_EQ(queued.Launch(use_b, stream), ACLNN_SUCCESS) << aclGetRecentErrMsg();
   ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
-  EXPECT_EQ(queued.x.StorageBytes(), reference.x.StorageBytes());
+  EXPECT_EQ(queued.x.StorageBytes(), reference);
   EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
 }
 
@@ -244,15 +254,8 @@ TEST_F(Concurrency, ThreadsSynchronizingAStreamRunItsQueuedLaunchesInLaunchOrder
 #else
   constexpr int kLaunches = 120;
 #endif
-  std::mt19937_64 rng(11);
-  std::vector<bool> sequence(kLaunches);
-  for (int k = 0; k < kLaunches; ++k) sequence[static_cast<size_t>(k)] = rng() % 2 == 0;
-
-  InPlaceChain reference;
-  for (bool use_b : sequence) {
-    ASSERT_EQ(reference.Launch(use_b, nullptr), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-    ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
-  }
+  const std::vector<bool> sequence = ChainSequence(kLaunches, 11, 2);
+  const std::vector<uint8_t> reference = SynchronizedChainResult(sequence);
 
   aclrtStream stream = nullptr;
   ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
@@ -276,7 +279,7 @@ TEST_F(Concurrency, ThreadsSynchronizingAStreamRunItsQueuedLaunchesInLaunchOrder
   for (auto& t : synchronizers) t.join();
   ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
   EXPECT_EQ(sync_failures.load(), 0);
-  EXPECT_EQ(raced.x.StorageBytes(), reference.x.StorageBytes());
+  EXPECT_EQ(raced.x.StorageBytes(), reference);
   EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
 }
 
