@@ -187,14 +187,14 @@ void CopyRowGroup(Wide* wide, int64_t wide_stride, const int64_t* wide_offsets, 
   if constexpr (std::is_same_v<std::remove_const_t<Wide>, float> && std::is_same_v<std::remove_const_t<Dense>, float>) {
     if (evenly_spaced && row_step == 1 && rows >= 4) {
       const int quad_rows = rows / 4 * 4;
+      float* const dense_base = const_cast<float*>(dense);  // written only when gathering
+      float* const wide_base = const_cast<float*>(wide);    // written only when scattering
       for (int64_t i0 = 0; i0 < run; i0 += kRowBlock) {
         const int64_t cols = std::min<int64_t>(kRowBlock, run - i0) / 4 * 4;
         for (int r = 0; r < quad_rows; r += 4) {
-          float* const dense_rows[4] = {
-              const_cast<float*>(dense) + dense_positions[r] + i0, const_cast<float*>(dense) + dense_positions[r + 1] + i0,
-              const_cast<float*>(dense) + dense_positions[r + 2] + i0, const_cast<float*>(dense) + dense_positions[r + 3] + i0};
-          TransposeFloatQuads<kGather>(const_cast<float*>(wide) + wide_offsets[r] + i0 * wide_stride, wide_stride,
-                                       dense_rows, cols);
+          float* const dense_rows[4] = {dense_base + dense_positions[r] + i0, dense_base + dense_positions[r + 1] + i0,
+                                        dense_base + dense_positions[r + 2] + i0, dense_base + dense_positions[r + 3] + i0};
+          TransposeFloatQuads<kGather>(wide_base + wide_offsets[r] + i0 * wide_stride, wide_stride, dense_rows, cols);
         }
       }
       // Left: the last run % 4 columns of the quad rows, and all of the rows after them.

@@ -235,8 +235,6 @@ HWY_INLINE V ExpNonPositive(D d, V x) {
 // so a value's result is the same wherever it sits.
 // ---------------------------------------------------------------------------------------------
 
-/// m = dout * scale [* weight]: the factor of every element (computed once per call when dout
-/// is uniform and there is no weight; the same operations either way).
 template <bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
 HWY_INLINE V GradientVector(D d, V x, V y, V pos_weight, V m) {
   const V one = hn::Set(d, 1);

@@ -11,7 +11,8 @@ namespace aclnn_cpu::bce_grad {
 // already in the kernel dtype is read and written in place (kDirect) and costs no copy. Only what
 // the vector loop cannot read directly is staged through a per-block tile buffer in the workspace:
 //  * kConstant - a broadcast scalar (a 0-dim gradOutput, say): converted once per block into a
-//    filled buffer that every tile reuses;
+//    filled buffer that every tile reuses (a constant dout only into its first element: the
+//    kernel hoists it out of its loop, TileOperands::dout_uniform);
 //  * kRowDirect - rows dense in the kernel dtype but not next to each other (a pos_weight [C]
 //    broadcast over [N, C] reads the same row again and again): no copy either; the tile is
 //    computed row run by row run, each operand read or written in place;
@@ -49,7 +50,9 @@ void RunBlockTyped(const KernelLaunch& launch, uint64_t block, void* block_works
       VisitFloatDType(op.memory.dtype, [&](auto tag) {
         value = ConvertElement<T>(*reinterpret_cast<const decltype(tag)*>(op.memory.first));
       });
-      for (uint64_t k = 0; k < tiling.tileDataNum; ++k) buffers[o][k] = value;
+      // A constant dout is passed as dout_uniform: the kernel reads its first element only.
+      const uint64_t filled = o == kDout ? 1 : tiling.tileDataNum;
+      for (uint64_t k = 0; k < filled; ++k) buffers[o][k] = value;
     }
   }
 
