@@ -220,23 +220,24 @@ HWY_INLINE V ExpNonPositive(D d, V x) {
 // ---------------------------------------------------------------------------------------------
 // Gradient of one vector.
 //
-// Contract: for compute type C (fp32, or fp64 for fp64 storage), per lane, with e = exp(-|x|)
-// and m = dout * scale [* weight] (computed by the caller, once per call for a uniform dout):
-//       x >= 0: g = ((1 - y) - lw * e) * m / (1 + e)
-//       x <  0: g = ((1 - y) * e - lw) * m / (1 + e)
+// Contract: for compute type C (fp32, or fp64 for fp64 storage), per lane, with e = exp(-|x|):
+//       x >= 0: t = ((1 - y) - lw * e) / (1 + e)
+//       x <  0: t = ((1 - y) * e - lw) / (1 + e)
+//       g = ((t * dout) [* weight]) * scale, in this order
 //   lw = pos_weight * y (y without pos_weight)
-// which is ((1 - y) p - lw q) m with p = sigmoid(x), q = sigmoid(-x): it equals the seed's
+// t is (1 - y) p - lw q with p = sigmoid(x), q = sigmoid(-x): it equals the seed's
 // (lw + 1 - y) p - lw but does not cancel where p - y does (y = 1, large x), and it takes one
-// product by e and one division where the p/q form takes three products. The sign of x picks the
-// branch (so -0 takes the second; both give the same value at e = 1). e is ExpNonPositive (max 1
-// ULP; 0 below -104, so large |x| saturates exactly, and e keeps its subnormal values above).
-// NaN x propagates (exp's NaN result is unspecified, so the NaN is put back); +-Inf x gives the
-// limits. No FMA is contracted (-ffp-contract=off), and no step depends on the lane or the tile,
-// so a value's result is the same wherever it sits.
+// product by e and one division where the p/q form takes three products. The factors follow t
+// one by one, never multiplied together first: a product of small factors (a subnormal weight
+// times dout) would underflow and lose the digits t then scales up (the fuzzer found that). The
+// sign of x picks the branch (so -0 takes the second; both give the same value at e = 1). e is
+// ExpNonPositive (max 1 ULP; 0 below -104, so large |x| saturates exactly, and e keeps its
+// subnormal values above). NaN x propagates (exp's NaN result is unspecified, so the NaN is put
+// back); +-Inf x gives the limits. No FMA is contracted (-ffp-contract=off), and no step depends
+// on the lane or the tile, so a value's result is the same wherever it sits.
 // ---------------------------------------------------------------------------------------------
-
-template <bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
-HWY_INLINE V GradientVector(D d, V x, V y, V pos_weight, V m) {
+template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE V GradientVector(D d, V x, V y, V dout, V weight, V pos_weight, V scale) {
   const V one = hn::Set(d, 1);
   const V sign_bit = hn::SignBit(d);
   V e = ExpNonPositive(d, hn::Or(x, sign_bit));  // exp(-|x|)
@@ -253,7 +254,9 @@ HWY_INLINE V GradientVector(D d, V x, V y, V pos_weight, V m) {
   // Two subtractions and a select rather than one and a sign flip: a zero keeps the sign of the
   // exact value (-(0 - 0) would be -0 where (1 - y) p underflows to +0).
   const V num = hn::IfThenElse(negative, hn::Sub(product, alone), hn::Sub(alone, product));
-  return hn::Div(hn::Mul(num, m), hn::Add(one, e));
+  V g = hn::Mul(hn::Div(num, hn::Add(one, e)), dout);
+  if constexpr (HAS_WEIGHT) g = hn::Mul(g, weight);
+  return hn::Mul(g, scale);
 }
 
 /// The unit the kernel loads and stores: kVectors compute vectors of Lanes(d) elements each.
@@ -308,8 +311,8 @@ struct Chunk<hwy::bfloat16_t, D> {
 /// T: storage type (float, double, hwy::float16_t, hwy::bfloat16_t); computes in float (double
 /// for T = double). A partial last chunk is copied into a full one and run through the same
 /// code, so every element goes through identical instructions wherever it sits. A uniform dout
-/// (io.dout_uniform) is read once and its product with the scale hoisted out of the loop: the
-/// same operations on the same values, so the same bits as a materialized dout.
+/// (io.dout_uniform) is read once, before the loop, and then stays in registers: the same
+/// operations on the same values, so the same bits as a materialized dout.
 template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT>
 struct Kernel {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
@@ -338,14 +341,12 @@ struct Kernel {
     T* g = static_cast<T*>(io.gradient);  // may alias predict or dout exactly
     const V scale = hn::Set(d, static_cast<C>(scale_in));
 
-    // dout * scale of a uniform dout, loaded from a filled chunk through the usual load.
-    V uniform_m[kVectors];
+    // A uniform dout, loaded once from a filled chunk through the usual load.
+    V uniform_dout[kVectors];
     if constexpr (UNIFORM_DOUT) {
       HWY_ALIGN T filled[kMaxChunk];
       for (size_t k = 0; k < chunk; ++k) filled[k] = dout[0];
-      V vd[kVectors];
-      ChunkIo::Load(d, filled, vd);
-      for (size_t v = 0; v < kVectors; ++v) uniform_m[v] = hn::Mul(vd[v], scale);
+      ChunkIo::Load(d, filled, uniform_dout);
     }
 
     // The per-chunk lambdas are forced inline: at -O2 GCC keeps them out of line, which costs the
@@ -360,10 +361,8 @@ struct Kernel {
       if constexpr (HAS_WEIGHT) ChunkIo::Load(d, cw, vw);
       if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, cpw, vpw);
       for (size_t v = 0; v < kVectors; ++v) {
-        // m = dout * scale [* weight], in this order on both paths.
-        V m = UNIFORM_DOUT ? uniform_m[v] : hn::Mul(vd[v], scale);
-        if constexpr (HAS_WEIGHT) m = hn::Mul(m, vw[v]);
-        out[v] = GradientVector<HAS_POS_WEIGHT>(d, vx[v], vy[v], vpw[v], m);
+        out[v] = GradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx[v], vy[v], UNIFORM_DOUT ? uniform_dout[v] : vd[v],
+                                                            vw[v], vpw[v], scale);
       }
       ChunkIo::template Store<decltype(stream_tag)::value>(d, out, cg);
     };

@@ -12,7 +12,7 @@ namespace aclnn_cpu::bce_grad {
 // the vector loop cannot read directly is staged through a per-block tile buffer in the workspace:
 //  * kConstant - a broadcast scalar (a 0-dim gradOutput, say): converted once per block into a
 //    filled buffer that every tile reuses (a constant dout only into its first element: the
-//    kernel hoists it out of its loop, TileOperands::dout_uniform);
+//    kernel reads it once per call, TileOperands::dout_uniform);
 //  * kRowDirect - rows dense in the kernel dtype but not next to each other (a pos_weight [C]
 //    broadcast over [N, C] reads the same row again and again): no copy either; the tile is
 //    computed row run by row run, each operand read or written in place;

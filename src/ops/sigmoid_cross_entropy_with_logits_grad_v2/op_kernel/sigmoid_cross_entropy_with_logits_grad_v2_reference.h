@@ -10,7 +10,7 @@
 
 namespace aclnn_cpu::bce_grad {
 
-/// The float64 terms of one element: g = (a - b) * m with a = (1 - y) * p, b = lw * q,
+/// The terms of one element, rounded once to float64: g = (a - b) * m with a = (1 - y) * p, b = lw * q,
 /// m = dout * weight * scale, p = sigmoid(x), q = sigmoid(-x) (both from one exp(-|x|)), and
 /// lw = pos_weight * y (y without pos_weight). The same cancellation-free form as the kernel.
 struct ReferenceTerms {
@@ -20,17 +20,24 @@ struct ReferenceTerms {
   double g = 0;
 };
 
+/// Evaluated in long double (x87's 64-bit significand and 15-bit exponent on x86-64), so that no
+/// intermediate falls into float64's subnormals: m = dout * weight * scale of a subnormal weight
+/// would otherwise lose its digits before the product with a - b (the fuzzer met such a case).
 inline ReferenceTerms ComputeReferenceTerms(double x, double y, double dout, std::optional<double> weight,
                                             std::optional<double> pos_weight, double scale) {
-  const double e = std::exp(-std::fabs(x));
-  const double p = x >= 0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
-  const double q = x >= 0 ? e / (1.0 + e) : 1.0 / (1.0 + e);
-  const double lw = pos_weight ? *pos_weight * y : y;
+  using LD = long double;
+  const LD e = std::exp(-std::fabs(static_cast<LD>(x)));
+  const LD p = x >= 0 ? 1 / (1 + e) : e / (1 + e);
+  const LD q = x >= 0 ? e / (1 + e) : 1 / (1 + e);
+  const LD lw = pos_weight ? static_cast<LD>(*pos_weight) * y : static_cast<LD>(y);
+  const LD a = (1 - static_cast<LD>(y)) * p;
+  const LD b = lw * q;
+  const LD m = static_cast<LD>(dout) * static_cast<LD>(weight ? *weight : 1.0) * static_cast<LD>(scale);
   ReferenceTerms t;
-  t.a = (1.0 - y) * p;
-  t.b = lw * q;
-  t.m = dout * (weight ? *weight : 1.0) * scale;
-  t.g = (t.a - t.b) * t.m;
+  t.a = static_cast<double>(a);
+  t.b = static_cast<double>(b);
+  t.m = static_cast<double>(m);
+  t.g = static_cast<double>((a - b) * m);
   return t;
 }
 

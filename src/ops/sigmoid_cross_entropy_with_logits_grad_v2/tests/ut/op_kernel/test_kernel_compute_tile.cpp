@@ -122,7 +122,7 @@ TEST_P(KernelComputeTile, NonTemporalStoresGiveTheSameBitsAndStayInTheTile) {
 }
 
 TEST_P(KernelComputeTile, UniformDoutGivesTheBitsOfTheMaterializedDout) {
-  // dout_uniform hoists dout * scale out of the loop and reads dout[0] only (RunTile gives it a
+  // dout_uniform reads dout[0] once and keeps it in registers (RunTile gives it a
   // one-element allocation); the results must be those of the same value repeated.
   const double kInf = std::numeric_limits<double>::infinity();
   for (uint32_t key = 0; key < kTilingKeyCount; ++key) {

@@ -167,6 +167,24 @@ TEST_P(KernelSpecialValues, FiniteInputsOfAnyMagnitudeGiveFiniteResults) {
   }
 }
 
+TEST_P(KernelSpecialValues, SubnormalWeightsAndDoutsWithLargeTermsStayWithinTheBound) {
+  // Found by the fuzzer (fp64, x = 2.0e-4, y = 992.26, dout = 0.078, weight = -7.9e-323): a kernel
+  // that multiplied dout by the subnormal weight before the gradient term lost the term's
+  // digits to underflow (result 2.6e-321 against 3.3e-321). The factors must follow the term.
+  for (KernelDType dtype : {KernelDType::kFloat, KernelDType::kDouble}) {
+    const double tiny = dtype == KernelDType::kDouble ? 0x1p-1070 : 0x1p-146;  // a few subnormal steps
+    Grid g{dtype, {}, {}, {}, {}, {}};
+    for (double y : {992.25574094261538, -1500.5, 0.75}) {
+      for (double x : {0.0002002716064453125, -3.5, 40.0}) {
+        g.Add(x, y, 0.078063714448930899, -16 * tiny, 0.064293898642063141);  // subnormal weight
+        g.Add(x, y, 3 * tiny, 0.5, 2.0);                                      // subnormal dout
+        g.Add(x, y, 0.25, 5 * tiny, 1.5);
+      }
+    }
+    ExpectGridMatchesReference(dtype, true, true, g, true);
+  }
+}
+
 /// Ulp of @p value in a binary format with @p precision significand bits whose smallest normal
 /// is 2^min_exponent (the subnormal ulp below it).
 double UlpOf(double value, int precision, int min_exponent) {
