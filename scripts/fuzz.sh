@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Fuzzing with libFuzzer (clang 14, ASan + UBSan; see fuzz/ and the `fuzz` preset).
-#   scripts/fuzz.sh          build the fuzz preset and replay the committed corpus (fuzz/corpus/<target>)
+#   scripts/fuzz.sh          build the fuzz preset and replay the committed corpus (fuzz/corpus/<target>,
+#                            written by fuzz/make_corpus.py) and the inputs of past findings
+#                            (fuzz/regressions/<target>, kept as they were found)
 #   scripts/fuzz.sh --ci     ... then fuzz each target for FUZZ_SECONDS (default 60) from a copy of
-#                            its corpus (build/fuzz/corpus/<target>, so fuzz/corpus stays as committed)
+#                            both (build/fuzz/corpus/<target>, so fuzz/ stays as committed)
 # Exits non-zero on any finding: a crash, a sanitizer report, a leak, a timeout or a broken
 # invariant. Findings are written to build/fuzz/artifacts/ and can be replayed with
 #   build/fuzz/fuzz/fuzz_<target> build/fuzz/artifacts/<file>
@@ -14,7 +16,7 @@ ci=0
 for arg in "$@"; do
   case "$arg" in
     --ci) ci=1 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "fuzz.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -35,13 +37,16 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 status=0
 summary=()
 stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -n 1; }
+count_files() { find "$@" -maxdepth 1 -type f | wc -l; }
 
 for t in "${targets[@]}"; do
   exe="$build/fuzz/fuzz_$t"
   corpus="fuzz/corpus/$t"
+  seeds=("$corpus")
+  [ -d "fuzz/regressions/$t" ] && seeds+=("fuzz/regressions/$t")
   log="$build/fuzz_${t}_replay.log"
-  echo "--- $t: replaying $(ls "$corpus" | wc -l) corpus files"
-  if ! "$exe" "${common[@]}" -runs=0 "$corpus" >"$log" 2>&1; then
+  echo "--- $t: replaying $(count_files "${seeds[@]}") corpus and regression files"
+  if ! "$exe" "${common[@]}" -runs=0 "${seeds[@]}" >"$log" 2>&1; then
     echo "FINDING while replaying the corpus of $t:"; tail -n 40 "$log"
     status=1
     continue
@@ -49,13 +54,14 @@ for t in "${targets[@]}"; do
   [ "$ci" = 1 ] || continue
 
   work="$build/corpus/$t"
-  rm -rf "$work"; mkdir -p "$work"; cp "$corpus"/* "$work"/
+  rm -rf "$work"; mkdir -p "$work"
+  for dir in "${seeds[@]}"; do cp "$dir"/* "$work"/; done
   log="$build/fuzz_${t}.log"
   echo "--- $t: fuzzing for ${seconds} s"
   if "$exe" "${common[@]}" -max_total_time="$seconds" "$work" >"$log" 2>&1; then
     execs=$(stat number_of_executed_units "$log")
     rate=$(stat average_exec_per_sec "$log")
-    summary+=("$t: ${execs:-?} executions (${rate:-?}/s) in ${seconds} s, corpus $(ls "$corpus" | wc -l) -> $(ls "$work" | wc -l) files, no finding")
+    summary+=("$t: ${execs:-?} executions (${rate:-?}/s) in ${seconds} s, corpus $(count_files "${seeds[@]}") -> $(count_files "$work") files, no finding")
   else
     echo "FINDING while fuzzing $t:"; tail -n 60 "$log"
     summary+=("$t: FINDING (see $log and $artifacts/)")
