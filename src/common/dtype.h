@@ -24,6 +24,9 @@ struct BFloat16 {
 size_t DTypeSize(aclDataType dtype);
 /// "FLOAT", "FLOAT16", ... for messages.
 const char* DTypeName(aclDataType dtype);
+/// "ND", "NCHW", "FRACTAL_Z_3D", ... (acl_base.h's names without ACL_FORMAT_) for messages;
+/// "UNDEFINED" for ACL_FORMAT_UNDEFINED and "UNKNOWN" for a value acl_base.h does not define.
+const char* FormatName(aclFormat format);
 /// Whether the operator accepts @p dtype (FLOAT, FLOAT16, BF16, and DOUBLE as our extension).
 bool IsSupportedFloat(aclDataType dtype);
 /// PyTorch's promotion of two floating types: fp16 + bf16 -> fp32; the wider type otherwise.

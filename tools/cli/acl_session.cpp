@@ -61,13 +61,14 @@ DeviceTensor::DeviceTensor(std::vector<int64_t> dims, aclDataType dtype) : dims_
   const auto numel = aclnn_cpu::CheckedNumel(dims_);
   const size_t element_bytes = aclDataTypeSize(dtype_);
   if (!numel || element_bytes == 0 || static_cast<uint64_t>(*numel) > SIZE_MAX / element_bytes) {
-    throw std::invalid_argument("tensor of shape " + aclnn_cpu::FormatDims(dims_) + " is too large");
+    throw std::invalid_argument("tensor of shape " + aclnn_cpu::FormatDims(dims_) + " and dtype " +
+                                aclnn_cpu::DTypeName(dtype_) + " is too large");
   }
   numel_ = *numel;
   host_.assign(static_cast<size_t>(numel_) * element_bytes, 0);
   if (!host_.empty()) Check(aclrtMalloc(&device_, host_.size(), ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc");
   // Null strides: contiguous.
-  tensor_ = aclCreateTensor(dims_.data(), dims_.size(), dtype_, nullptr, 0, ACL_FORMAT_ND, dims_.data(), dims_.size(),
+  tensor_ = aclCreateTensor(dims_.data(), dims_.size(), dtype_, nullptr, 0, kFormat, dims_.data(), dims_.size(),
                             device_);
   if (tensor_ == nullptr) {
     if (device_ != nullptr) aclrtFree(device_);

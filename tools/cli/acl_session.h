@@ -43,6 +43,9 @@ class DeviceTensor {
   DeviceTensor(const DeviceTensor&) = delete;
   DeviceTensor& operator=(const DeviceTensor&) = delete;
 
+  /// Every tensor of the command line is a plain row-major one.
+  static constexpr aclFormat kFormat = ACL_FORMAT_ND;
+
   aclTensor* get() const { return tensor_; }
   const std::vector<int64_t>& dims() const { return dims_; }
   aclDataType dtype() const { return dtype_; }

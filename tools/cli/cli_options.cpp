@@ -1,5 +1,6 @@
 #include "cli_options.h"
 
+#include <cstdint>
 #include <stdexcept>
 
 #include "common/error.h"
@@ -38,24 +39,35 @@ std::vector<int64_t> OperandDims(OperandShape shape, const std::vector<int64_t>&
   return {};
 }
 
+std::optional<uint64_t> ParsePlainDecimal(std::string_view text, uint64_t max) {
+  constexpr uint64_t kBase = 10;
+  if (text.empty()) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto digit = static_cast<uint64_t>(c - '0');
+    if (value > (max - digit) / kBase) return std::nullopt;  // value * 10 + digit > max
+    value = value * kBase + digit;
+  }
+  return value;
+}
+
 std::vector<int64_t> ParseShape(const std::string& text) {
   if (text == "scalar") return {};
+  constexpr char kSeparator = 'x';
   std::vector<int64_t> dims;
   size_t pos = 0;
-  while (pos <= text.size()) {
-    const size_t end = text.find_first_of("x,", pos);
-    const std::string part = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-    size_t used = 0;
-    long long value = -1;
-    try {
-      value = std::stoll(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
+  while (true) {
+    const size_t end = text.find(kSeparator, pos);
+    const std::string_view part =
+        std::string_view(text).substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    const std::optional<uint64_t> dim = ParsePlainDecimal(part, static_cast<uint64_t>(INT64_MAX));
+    if (!dim) {
+      throw std::invalid_argument("shape '" + text + "': '" + std::string(part) +
+                                  "' is not a dim (digits only, at most " + std::to_string(INT64_MAX) +
+                                  "; dims are separated by 'x', e.g. 4096x1024, or 'scalar' for 0 dims)");
     }
-    if (part.empty() || used != part.size() || value < 0) {
-      throw std::invalid_argument("shape '" + text + "': '" + part + "' is not a dim >= 0 (write e.g. 4096x1024)");
-    }
-    dims.push_back(value);
+    dims.push_back(static_cast<int64_t>(*dim));
     if (end == std::string::npos) break;
     pos = end + 1;
   }
@@ -63,7 +75,33 @@ std::vector<int64_t> ParseShape(const std::string& text) {
     throw std::invalid_argument("shape '" + text + "' has more than " + std::to_string(aclnn_cpu::kMaxDims) +
                                 " dims");
   }
+  if (!aclnn_cpu::CheckedNumel(dims)) {
+    throw std::invalid_argument("shape '" + text + "' has more than " + std::to_string(INT64_MAX) + " elements");
+  }
   return dims;
+}
+
+CLI::Validator PlainDecimal(uint64_t max) {
+  return CLI::Validator(
+      [max](std::string& text) -> std::string {
+        if (ParsePlainDecimal(text, max)) return {};
+        return "'" + text + "' is not a whole number in [0, " + std::to_string(max) +
+               "] (digits only: no sign, no spaces)";
+      },
+      "UINT in [0, " + std::to_string(max) + "]", "PlainDecimal");
+}
+
+CLI::Validator ShapeValidator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          ParseShape(text);
+        } catch (const std::invalid_argument& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "DIMxDIM...", "Shape");
 }
 
 std::string ShapeText(const std::vector<int64_t>& dims) { return aclnn_cpu::FormatDims(dims); }

@@ -1,14 +1,21 @@
-// Option values the subcommands share: dtypes, reductions, operand shapes and --shape text.
+// Option values the subcommands share: dtypes, reductions, operand shapes, --shape text and
+// strictly parsed numbers.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "acl/acl_base.h"
 
 namespace aclnn_bce_cli {
+
+/// The largest --threads: aclnnCpuSetNumThreads accepts 1 to 1024 (and 0 for the default).
+inline constexpr uint64_t kMaxThreads = 1024;
 
 /// --dtype names: fp32, fp16, bf16, fp64.
 const std::map<std::string, aclDataType>& DTypeChoices();
@@ -29,9 +36,20 @@ const std::map<std::string, OperandShape>& OperandShapeChoices();
 /// The dims of an operand of @p shape for self dims @p self_dims.
 std::vector<int64_t> OperandDims(OperandShape shape, const std::vector<int64_t>& self_dims);
 
-/// Parses "4096x1024" (also "4096,1024"; "scalar" for a 0-dim tensor) into at most 8 dims >= 0.
-/// Throws std::invalid_argument with the reason.
+/// Parses "4096x1024" ("scalar" for a 0-dim tensor): at most 8 dims separated by 'x', each a plain
+/// decimal (see ParsePlainDecimal), whose product fits int64. Throws std::invalid_argument with
+/// the reason.
 std::vector<int64_t> ParseShape(const std::string& text);
+
+/// Parses a plain decimal in [0, @p max]: digits only (no sign, no spaces, nothing else), at
+/// least one. nullopt otherwise, also on overflow.
+std::optional<uint64_t> ParsePlainDecimal(std::string_view text, uint64_t max);
+
+/// CLI11 check that an option's text is a plain decimal in [0, @p max]. CLI11's own conversion
+/// accepts " 4" and "+4", and wraps "-1" and saturates 99999999999999999999 for unsigned options.
+CLI::Validator PlainDecimal(uint64_t max);
+/// CLI11 check that an option's text is a shape ParseShape accepts.
+CLI::Validator ShapeValidator();
 /// "[4096,1024]".
 std::string ShapeText(const std::vector<int64_t>& dims);
 

@@ -108,7 +108,8 @@ int RunInfo(const InfoOptions& options) {
 void AddInfoCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* info = app.add_subcommand("info", "Show the SIMD target, threads, L2 per core and the tiling of a problem");
-  info->add_option("--numel", options->numel, "Elements of predict");
+  // A tensor's element count is an int64 (aclTensor).
+  info->add_option("--numel", options->numel, "Elements of predict")->check(PlainDecimal(INT64_MAX));
   info->add_option("--dtype", options->dtype, "Element type of every operand")
       ->transform(CLI::IsMember(KernelDTypeChoices(), CLI::ignore_case));
   info->add_option("--reduction", options->reduction, "Reduction")
@@ -116,7 +117,7 @@ void AddInfoCommand(CLI::App& app, int& exit_code) {
   info->add_flag("--weight", options->weight, "The problem has a weight");
   info->add_flag("--pos-weight", options->pos_weight, "The problem has a pos_weight");
   info->add_option("--threads", options->threads, "Threads of the CPU device (0: the default)")
-      ->check(CLI::Range(0, 1024));
+      ->check(PlainDecimal(kMaxThreads));
   info->callback([options, &exit_code] { exit_code = RunInfo(*options); });
 }
 

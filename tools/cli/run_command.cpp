@@ -14,6 +14,9 @@
 #include "aclnn/aclnn_cpu.h"
 #include "cli_options.h"
 #include "commands.h"
+#include "common/dtype.h"
+#include "memory_budget.h"
+#include "op_host/platform_info.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 
 namespace aclnn_bce_cli {
@@ -48,6 +51,36 @@ constexpr Range kWeights = {0.0, 2.0};
 constexpr Range kPosWeights = {0.5, 4.0};
 
 constexpr int kMismatchesShown = 5;
+
+/// Bytes `run` allocates for self of @p dims: self, target, out and the broadcast operands, each
+/// twice (device memory, and the host copy the inputs are filled in and out is read back into),
+/// and the most workspace the tiling can ask for (each block's tile buffers fit the platform's UB
+/// budget, and there is at most one block per thread).
+uint64_t RunMemoryBytes(const RunOptions& options, const std::vector<int64_t>& dims, aclDataType dtype) {
+  constexpr uint64_t kCopiesPerTensor = 2;    // device memory and host copy
+  constexpr uint64_t kSelfShapedTensors = 3;  // self, target, out
+  uint64_t tensor_bytes = SaturatingMul(kSelfShapedTensors, TensorBytes(dims, dtype));
+  for (const std::string* choice : {&options.grad_output, &options.weight, &options.pos_weight}) {
+    const OperandShape shape = OperandShapeChoices().at(*choice);
+    if (shape == OperandShape::kNone) continue;
+    tensor_bytes = SaturatingAdd(tensor_bytes, TensorBytes(OperandDims(shape, dims), dtype));
+  }
+  const auto threads = static_cast<uint64_t>(aclnnCpuGetNumThreads());
+  const aclnn_cpu::PlatformInfo platform = aclnn_cpu::CpuPlatform(threads);
+  const uint64_t workspace_bytes = SaturatingMul(platform.core_num, platform.ub_size);
+  return SaturatingAdd(SaturatingMul(kCopiesPerTensor, tensor_bytes), workspace_bytes);
+}
+
+/// Throws ResourceError, before anything is allocated, when the problem cannot fit this machine.
+void RefuseWhatCannotFit(const RunOptions& options, const std::vector<int64_t>& dims, aclDataType dtype) {
+  const uint64_t needed = RunMemoryBytes(options, dims, dtype);
+  const uint64_t usable = UsableMemoryBytes();
+  if (needed <= usable) return;
+  throw ResourceError("run: not enough memory: self " + ShapeText(dims) + " " + options.dtype + " (" +
+                      aclnn_cpu::DTypeName(dtype) + ") needs " + ByteText(needed) +
+                      " for self, target, out and the broadcast operands (each on the device and in a host "
+                      "copy) and the workspace, but this machine has " + ByteText(usable) + " of memory");
+}
 
 void FillUniform(DeviceTensor& tensor, Range range, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> dist(range.lo, range.hi);
@@ -142,6 +175,7 @@ int RunOnce(const RunOptions& options) {
   const std::vector<int64_t> dims = ParseShape(options.shape);
   const aclDataType dtype = DTypeChoices().at(options.dtype);
   const int64_t reduction = ReductionChoices().at(options.reduction);
+  RefuseWhatCannotFit(options, dims, dtype);
 
   AclSession session;
   std::mt19937_64 rng(options.seed);
@@ -152,8 +186,9 @@ int RunOnce(const RunOptions& options) {
   const BroadcastOperand weight(options.weight, dims, dtype, kWeights, rng);
   const BroadcastOperand pos_weight(options.pos_weight, dims, dtype, kPosWeights, rng);
 
-  std::printf("self %s %s, gradOutput %s, weight %s, posWeight %s, reduction %s, seed %llu\n",
-              ShapeText(dims).c_str(), options.dtype.c_str(), grad_output.Describe().c_str(),
+  std::printf("self %s %s (%s, format %s), gradOutput %s, weight %s, posWeight %s, reduction %s, seed %llu\n",
+              ShapeText(dims).c_str(), options.dtype.c_str(), aclnn_cpu::DTypeName(dtype),
+              aclnn_cpu::FormatName(DeviceTensor::kFormat), grad_output.Describe().c_str(),
               weight.Describe().c_str(), pos_weight.Describe().c_str(), options.reduction.c_str(),
               static_cast<unsigned long long>(options.seed));
   std::printf("CPU device: SIMD target %s, %d threads\n", aclnnCpuSimdTargetName(), aclnnCpuGetNumThreads());
@@ -178,7 +213,8 @@ int RunOnce(const RunOptions& options) {
 void AddRunCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand("run", "Run the operator once on random data and print times and a checksum");
-  run->add_option("--shape", options->shape, "Shape of self, e.g. 4096x1024 ('scalar' for 0 dims)");
+  run->add_option("--shape", options->shape, "Shape of self, e.g. 4096x1024 ('scalar' for 0 dims)")
+      ->check(ShapeValidator());
   run->add_option("--dtype", options->dtype, "Element type of every operand")
       ->transform(CLI::IsMember(DTypeChoices(), CLI::ignore_case));
   run->add_option("--reduction", options->reduction, "Reduction of the forward loss")
@@ -190,8 +226,8 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   run->add_option("--pos-weight", options->pos_weight, "Shape of posWeight: none, full, row ([C]) or scalar (0-dim)")
       ->transform(CLI::IsMember(OperandShapeChoices(), CLI::ignore_case));
   run->add_option("--threads", options->threads, "Threads of the CPU device (0: the default)")
-      ->check(CLI::Range(0, 1024));
-  run->add_option("--seed", options->seed, "Seed of the random inputs");
+      ->check(PlainDecimal(kMaxThreads));
+  run->add_option("--seed", options->seed, "Seed of the random inputs")->check(PlainDecimal(UINT64_MAX));
   run->add_flag("--check", options->check, "Compare every element with a float64 reference (exit 1 on a mismatch)");
   run->callback([options, &exit_code] { exit_code = RunOnce(*options); });
 }

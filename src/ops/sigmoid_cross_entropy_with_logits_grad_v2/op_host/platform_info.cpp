@@ -66,19 +66,25 @@ uint64_t CpuLastLevelCacheBytes() {
   return kDefaultLlcBytes;
 }
 
-PlatformInfo CpuPlatform(uint64_t core_num) {
-  static const uint64_t l2 = CpuL2BytesPerCore();
-  static const uint64_t llc = CpuLastLevelCacheBytes();
+CpuCaches ProbeCpuCaches() { return CpuCaches{CpuL2BytesPerCore(), CpuLastLevelCacheBytes()}; }
+
+PlatformInfo DescribeCpuPlatform(const CpuCaches& caches, uint64_t core_num) {
   PlatformInfo p;
   p.name = "cpu";
   p.core_num = core_num == 0 ? 1 : core_num;
   // Half of L2 for tile buffers: the other half keeps the streamed lines and the code.
-  p.ub_size = l2 / 2;
+  p.ub_size = caches.l2_bytes_per_core / 2;
   p.block_size = kCacheLineBytes;
   p.min_bytes_per_core = kCpuMinBytesPerCore;
-  p.llc_bytes = llc;
+  p.llc_bytes = caches.llc_bytes;
   p.inline_launch_max_bytes = kCpuInlineLaunchMaxBytes;
   return p;
+}
+
+PlatformInfo CpuPlatform(uint64_t core_num) {
+  // See Note [Describing a CPU versus probing the host].
+  static const CpuCaches host_caches = ProbeCpuCaches();
+  return DescribeCpuPlatform(host_caches, core_num);
 }
 
 PlatformInfo AtlasA2Platform() {

@@ -21,12 +21,29 @@ struct PlatformInfo {
   uint64_t inline_launch_max_bytes = 0;
 };
 
-/// The CPU: @p core_num threads, L2 per core as the "UB", 64-byte (cache line) blocks so that no
-/// two blocks write the same line, and a per-core start cost measured on the worker pool.
+/// The caches of a CPU that the tiling depends on.
+struct CpuCaches {
+  uint64_t l2_bytes_per_core = 0;  ///< L2 cache bytes of one core
+  uint64_t llc_bytes = 0;          ///< last-level (L3) cache bytes
+};
+
+// Note [Describing a CPU versus probing the host]
+// The description of a CPU is a pure function of its caches and core count, so that tests pin
+// the machines they tile for (AMD EPYC with 1 MiB of L2 per core, Intel Xeon with 2 MiB, ...) and
+// pass on any host. Only CpuPlatform reads this machine; the library calls it, tests do not.
+
+/// A CPU with @p caches and @p core_num threads (0 means 1): half the L2 per core as the "UB",
+/// 64-byte (cache line) blocks so that no two blocks write the same line, and a per-core start
+/// cost measured on the worker pool. Reads nothing of the host.
+PlatformInfo DescribeCpuPlatform(const CpuCaches& caches, uint64_t core_num);
+/// This machine with @p core_num threads: DescribeCpuPlatform(ProbeCpuCaches(), core_num), with
+/// the caches probed once per process.
 PlatformInfo CpuPlatform(uint64_t core_num);
 /// Atlas A2 training series (ascend910b): 48 vector cores, 192 KiB UB, 32-byte blocks.
 PlatformInfo AtlasA2Platform();
 
+/// The caches of this machine: CpuL2BytesPerCore() and CpuLastLevelCacheBytes().
+CpuCaches ProbeCpuCaches();
 /// L2 cache bytes per core of this machine (1 MiB when the system does not say).
 uint64_t CpuL2BytesPerCore();
 /// Last-level (L3) cache bytes of this machine (32 MiB when the system does not say).

@@ -1,54 +1,93 @@
-// The tiling's platform descriptions (SPEC §6): the CPU read from this machine, and Atlas A2.
+// The tiling's platform descriptions (SPEC §6): a CPU described from its caches, the probe of this
+// machine's caches, and Atlas A2. See Note [Describing a CPU versus probing the host]: only the
+// probe tests read the host, and they check plausibility, not the values of one machine.
 #include <gtest/gtest.h>
 
-#include "op_host/platform_info.h"
+#include "tiling_test_util.h"
 
+namespace bce_host_test {
 namespace {
 
 using aclnn_cpu::AtlasA2Platform;
-using aclnn_cpu::CpuL2BytesPerCore;
+using aclnn_cpu::CpuCaches;
 using aclnn_cpu::CpuPlatform;
-using aclnn_cpu::PlatformInfo;
+using aclnn_cpu::DescribeCpuPlatform;
+using aclnn_cpu::ProbeCpuCaches;
 
 constexpr uint64_t kKiB = 1024;
-constexpr uint64_t kMiB = 1024 * kKiB;
 
-TEST(CpuPlatform, ReadsAPlausibleL2CacheSize) {
-  const uint64_t l2 = CpuL2BytesPerCore();
+TEST(DescribeCpuPlatform, UbBudgetIsHalfTheL2PerCore) {
+  EXPECT_EQ(DescribeCpuPlatform(kEpycZen5.caches, 4).ub_size, 512 * kKiB);
+  EXPECT_EQ(DescribeCpuPlatform(kXeon.caches, 4).ub_size, 1 * kMiB);
+}
+
+TEST(DescribeCpuPlatform, LastLevelCacheIsTheL3) {
+  EXPECT_EQ(DescribeCpuPlatform(kEpycZen5.caches, 8).llc_bytes, 32 * kMiB);
+  EXPECT_EQ(DescribeCpuPlatform(kXeon.caches, 8).llc_bytes, 260 * kMiB);
+}
+
+TEST(DescribeCpuPlatform, UsesTheRequestedCoreCount) {
+  for (const TestCpu& cpu : kTestCpus) {
+    for (uint64_t cores : {1, 2, 3, 16, 64}) EXPECT_EQ(DescribeCpuPlatform(cpu.caches, cores).core_num, cores);
+  }
+}
+
+TEST(DescribeCpuPlatform, ZeroCoresMeansOne) { EXPECT_EQ(DescribeCpuPlatform(kEpycZen5.caches, 0).core_num, 1u); }
+
+TEST(DescribeCpuPlatform, BlocksAreCacheLines) {
+  for (const TestCpu& cpu : kTestCpus) EXPECT_EQ(DescribeCpuPlatform(cpu.caches, 4).block_size, 64u) << cpu.label;
+}
+
+TEST(DescribeCpuPlatform, StartingACoreHasACost) {
+  for (const TestCpu& cpu : kTestCpus) {
+    EXPECT_GT(DescribeCpuPlatform(cpu.caches, 4).min_bytes_per_core, 0u) << cpu.label;
+  }
+}
+
+TEST(DescribeCpuPlatform, ShortLaunchesMayRunInline) {
+  for (const TestCpu& cpu : kTestCpus) {
+    EXPECT_GT(DescribeCpuPlatform(cpu.caches, 4).inline_launch_max_bytes, 0u) << cpu.label;
+  }
+}
+
+TEST(DescribeCpuPlatform, DescriptionDoesNotDependOnCoreCountOtherwise) {
+  for (const TestCpu& cpu : kTestCpus) {
+    const PlatformInfo one = DescribeCpuPlatform(cpu.caches, 1);
+    const PlatformInfo many = DescribeCpuPlatform(cpu.caches, 64);
+    EXPECT_EQ(one.name, many.name) << cpu.label;
+    EXPECT_EQ(one.ub_size, many.ub_size) << cpu.label;
+    EXPECT_EQ(one.block_size, many.block_size) << cpu.label;
+    EXPECT_EQ(one.min_bytes_per_core, many.min_bytes_per_core) << cpu.label;
+    EXPECT_EQ(one.llc_bytes, many.llc_bytes) << cpu.label;
+    EXPECT_EQ(one.inline_launch_max_bytes, many.inline_launch_max_bytes) << cpu.label;
+  }
+}
+
+TEST(ProbeCpuCaches, ReadsAPlausibleL2CacheSize) {
+  const uint64_t l2 = ProbeCpuCaches().l2_bytes_per_core;
   EXPECT_GE(l2, 64 * kKiB);
   EXPECT_LE(l2, 256 * kMiB);  // no CPU has an L2 that large per core
 }
 
-TEST(CpuPlatform, ReadsAPlausibleLastLevelCacheSize) {
-  const uint64_t llc = aclnn_cpu::CpuLastLevelCacheBytes();
+TEST(ProbeCpuCaches, ReadsAPlausibleLastLevelCacheSize) {
+  const uint64_t llc = ProbeCpuCaches().llc_bytes;
   EXPECT_GE(llc, 1 * kMiB);
   EXPECT_LE(llc, 4096 * kMiB);
-  EXPECT_EQ(CpuPlatform(8).llc_bytes, llc);
 }
 
-TEST(CpuPlatform, UsesTheRequestedCoreCount) {
-  for (uint64_t cores : {1, 2, 3, 16, 64}) EXPECT_EQ(CpuPlatform(cores).core_num, cores);
-}
-
-TEST(CpuPlatform, ZeroCoresMeansOne) { EXPECT_EQ(CpuPlatform(0).core_num, 1u); }
-
-TEST(CpuPlatform, UbBudgetIsPartOfL2) {
-  const PlatformInfo p = CpuPlatform(4);
-  EXPECT_GT(p.ub_size, 0u);
-  EXPECT_LE(p.ub_size, CpuL2BytesPerCore());
-  EXPECT_GE(p.ub_size, 32 * kKiB);
-}
-
-TEST(CpuPlatform, BlocksAreCacheLines) { EXPECT_EQ(CpuPlatform(4).block_size, 64u); }
-
-TEST(CpuPlatform, StartingACoreHasACost) { EXPECT_GT(CpuPlatform(4).min_bytes_per_core, 0u); }
-
-TEST(CpuPlatform, DescriptionDoesNotDependOnCoreCountOtherwise) {
-  const PlatformInfo one = CpuPlatform(1);
-  const PlatformInfo many = CpuPlatform(64);
-  EXPECT_EQ(one.ub_size, many.ub_size);
-  EXPECT_EQ(one.block_size, many.block_size);
-  EXPECT_EQ(one.min_bytes_per_core, many.min_bytes_per_core);
+TEST(CpuPlatform, DescribesTheProbedCaches) {
+  const CpuCaches host = ProbeCpuCaches();
+  for (uint64_t cores : {0, 1, 3, 64}) {
+    const PlatformInfo probed = CpuPlatform(cores);
+    const PlatformInfo described = DescribeCpuPlatform(host, cores);
+    EXPECT_EQ(probed.name, described.name) << cores;
+    EXPECT_EQ(probed.core_num, described.core_num) << cores;
+    EXPECT_EQ(probed.ub_size, described.ub_size) << cores;
+    EXPECT_EQ(probed.block_size, described.block_size) << cores;
+    EXPECT_EQ(probed.min_bytes_per_core, described.min_bytes_per_core) << cores;
+    EXPECT_EQ(probed.llc_bytes, described.llc_bytes) << cores;
+    EXPECT_EQ(probed.inline_launch_max_bytes, described.inline_launch_max_bytes) << cores;
+  }
 }
 
 TEST(AtlasA2Platform, Has48VectorCores192KiBUbAnd32ByteBlocks) {
@@ -61,3 +100,4 @@ TEST(AtlasA2Platform, Has48VectorCores192KiBUbAnd32ByteBlocks) {
 }
 
 }  // namespace
+}  // namespace bce_host_test

@@ -121,19 +121,21 @@ TEST(TilingCostModel, CoreCountFollowsTrafficNotElementCountOrDType) {
 
 TEST(TilingCostModel, BroadcastOperandsThatMoveFewerBytesNeedFewerCores) {
   // A problem reading fewer bytes per element (say a broadcast scalar dout) never gets more cores.
-  const PlatformInfo platform = aclnn_cpu::CpuPlatform(64);
-  for (uint64_t total : GrowingSizes()) {
-    TilingProblem dense = DenseProblem(total, KernelDType::kFloat, false, false);
-    TilingProblem lighter = dense;
-    lighter.bytes_per_element -= KernelDTypeSize(KernelDType::kFloat);
-    EXPECT_LE(BlockDim(platform, lighter), BlockDim(platform, dense)) << total;
+  for (const PlatformInfo& platform : TestCpuPlatforms(64)) {
+    for (uint64_t total : GrowingSizes()) {
+      TilingProblem dense = DenseProblem(total, KernelDType::kFloat, false, false);
+      TilingProblem lighter = dense;
+      lighter.bytes_per_element -= KernelDTypeSize(KernelDType::kFloat);
+      EXPECT_LE(BlockDim(platform, lighter), BlockDim(platform, dense)) << total << " on " << PlatformLabel(platform);
+    }
   }
 }
 
 TEST(TilingCostModel, GlobalScaleIsOneOverNForMean) {
   for (uint64_t total : kTilingSizes) {
     for (KernelDType dtype : kAllKernelDTypes) {
-      const auto r = ComputeTiling(aclnn_cpu::CpuPlatform(16), DenseProblem(total, dtype, true, true, ReductionType::kMean));
+      const auto r =
+          ComputeTiling(TestCpuPlatform(kEpycZen5, 16), DenseProblem(total, dtype, true, true, ReductionType::kMean));
       ASSERT_TRUE(r.has_value());
       EXPECT_EQ(r->data.globalScale, static_cast<float>(1.0 / static_cast<double>(total))) << total;
       EXPECT_EQ(r->data.globalScaleDouble, 1.0 / static_cast<double>(total)) << total;
@@ -155,7 +157,7 @@ TEST(TilingCostModel, GlobalScaleIsOneForSumAndNone) {
 TEST(TilingCostModel, AclnnReductionCodesReachTheTilingAsNoneMeanSum) {
   // ACLNN: 0 none, 1 mean, 2 sum; only mean scales by 1/N.
   const uint64_t total = 1000;
-  const PlatformInfo platform = aclnn_cpu::CpuPlatform(2);
+  const PlatformInfo platform = TestCpuPlatform(kEpycZen5, 2);
   const float expected_scale[] = {1.0f, 1.0f / 1000.0f, 1.0f};
   for (int64_t code = 0; code <= 2; ++code) {
     const auto reduction = FromAclnnReduction(code);
@@ -198,7 +200,8 @@ TEST(TilingKey, ComputeTilingReturnsTheKeyOfTheProblem) {
   for (KernelDType dtype : kAllKernelDTypes) {
     for (bool has_weight : {false, true}) {
       for (bool has_pos_weight : {false, true}) {
-        const auto r = ComputeTiling(aclnn_cpu::CpuPlatform(3), DenseProblem(4096, dtype, has_weight, has_pos_weight));
+        const auto r =
+            ComputeTiling(TestCpuPlatform(kEpycZen5, 3), DenseProblem(4096, dtype, has_weight, has_pos_weight));
         ASSERT_TRUE(r.has_value());
         EXPECT_EQ(r->tiling_key, MakeTilingKey(dtype, has_weight, has_pos_weight));
       }
@@ -214,17 +217,18 @@ TEST(KernelDTypeSize, IsTheStorageSizeOfEachKernelDType) {
 }
 
 TEST(TilingStreaming, OutputIsStreamedOnlyWhenTheTrafficExceedsTheLastLevelCache) {
-  const PlatformInfo platform = aclnn_cpu::CpuPlatform(16);
-  ASSERT_GT(platform.llc_bytes, 0u);
-  for (KernelDType dtype : kAllKernelDTypes) {
-    const uint64_t bytes_per_element = DenseProblem(1, dtype, true, true).bytes_per_element;
-    const uint64_t fits = platform.llc_bytes / bytes_per_element;  // total bytes <= llc
-    const auto small = ComputeTiling(platform, DenseProblem(fits, dtype, true, true));
-    const auto large = ComputeTiling(platform, DenseProblem(fits + 1, dtype, true, true));
-    ASSERT_TRUE(small.has_value() && large.has_value());
-    EXPECT_EQ(small->data.nonTemporalOut, 0u) << KernelDTypeLabel(dtype);
-    EXPECT_EQ(large->data.nonTemporalOut, 1u) << KernelDTypeLabel(dtype);
-    EXPECT_EQ(ComputeTiling(platform, DenseProblem(1024, dtype, true, true))->data.nonTemporalOut, 0u);
+  for (const PlatformInfo& platform : TestCpuPlatforms(16)) {
+    ASSERT_GT(platform.llc_bytes, 0u);
+    for (KernelDType dtype : kAllKernelDTypes) {
+      const uint64_t bytes_per_element = DenseProblem(1, dtype, true, true).bytes_per_element;
+      const uint64_t fits = platform.llc_bytes / bytes_per_element;  // total bytes <= llc
+      const auto small = ComputeTiling(platform, DenseProblem(fits, dtype, true, true));
+      const auto large = ComputeTiling(platform, DenseProblem(fits + 1, dtype, true, true));
+      ASSERT_TRUE(small.has_value() && large.has_value());
+      EXPECT_EQ(small->data.nonTemporalOut, 0u) << KernelDTypeLabel(dtype) << " on " << PlatformLabel(platform);
+      EXPECT_EQ(large->data.nonTemporalOut, 1u) << KernelDTypeLabel(dtype) << " on " << PlatformLabel(platform);
+      EXPECT_EQ(ComputeTiling(platform, DenseProblem(1024, dtype, true, true))->data.nonTemporalOut, 0u);
+    }
   }
 }
 

@@ -117,25 +117,39 @@ TEST_P(TilingLayout, FlagsAndTilingKeyDescribeTheProblem) {
 }
 
 // The coverage checks above must be able to fail: a tiling with a gap, an overlap or a short
-// end is caught both by the range walk and by the element count.
+// end is caught both by the range walk and by the element count. A wrong tileDataNum moves a tile
+// boundary only inside a block of several tiles, so the problem is sized from the platform's UB
+// (a fixed size does not do: 100000 fp32 elements on 3 cores are one tile per block on a CPU
+// with 2 MiB of L2 per core).
 TEST(TilingCoverageCheck, CatchesGapsOverlapsAndShortEnds) {
-  auto tiling = ComputeTiling(aclnn_cpu::CpuPlatform(3), DenseProblem(100000, KernelDType::kFloat, false, false));
-  ASSERT_TRUE(tiling.has_value());
-  ASSERT_GT(tiling->data.blockDim, 1u);
-  ASSERT_GT(tiling->data.finalSmallTileNum, 1u);
-  ASSERT_TRUE(TilesCoverDataOnceInOrder(tiling->data));
-  auto gap = tiling->data;
-  gap.tileDataNum -= 16;  // the tiles of a block no longer reach the next block
-  EXPECT_FALSE(TilesCoverDataOnceInOrder(gap));
-  EXPECT_FALSE(EveryElementVisitedOnce(gap));
-  auto overlap = tiling->data;
-  overlap.tileDataNum += 16;  // the tiles of a block run into the next block
-  EXPECT_FALSE(TilesCoverDataOnceInOrder(overlap));
-  EXPECT_FALSE(EveryElementVisitedOnce(overlap));
-  auto short_end = tiling->data;
-  short_end.totalDataNum += 64;  // the last tile ends before the data
-  EXPECT_FALSE(TilesCoverDataOnceInOrder(short_end));
-  EXPECT_FALSE(EveryElementVisitedOnce(short_end));
+  constexpr uint64_t kCores = 3;
+  for (const PlatformInfo& platform : TestCpuPlatforms(kCores)) {
+    SCOPED_TRACE(platform.name);
+    const uint64_t unit = UnitElems(platform, KernelDType::kFloat);
+    const uint64_t ub_bytes_per_element = DenseProblem(1, KernelDType::kFloat, false, false).ub_bytes_per_element;
+    const uint64_t tile_elems = platform.ub_size / ub_bytes_per_element;
+    // Two and a half tiles per block, plus a few elements: partial last tiles, one big block and
+    // a short last unit.
+    const uint64_t total = kCores * tile_elems * 5 / 2 + 5;
+    auto tiling = ComputeTiling(platform, DenseProblem(total, KernelDType::kFloat, false, false));
+    ASSERT_TRUE(tiling.has_value());
+    ASSERT_EQ(tiling->data.blockDim, kCores);
+    ASSERT_GT(tiling->data.finalSmallTileNum, 1u);
+    ASSERT_TRUE(TilesCoverDataOnceInOrder(tiling->data));
+    ASSERT_TRUE(EveryElementVisitedOnce(tiling->data));
+    auto gap = tiling->data;
+    gap.tileDataNum -= unit;  // the tiles of a block no longer reach the next block
+    EXPECT_FALSE(TilesCoverDataOnceInOrder(gap));
+    EXPECT_FALSE(EveryElementVisitedOnce(gap));
+    auto overlap = tiling->data;
+    overlap.tileDataNum += unit;  // the tiles of a block run into the next block
+    EXPECT_FALSE(TilesCoverDataOnceInOrder(overlap));
+    EXPECT_FALSE(EveryElementVisitedOnce(overlap));
+    auto short_end = tiling->data;
+    short_end.totalDataNum += unit;  // the last tile ends before the data
+    EXPECT_FALSE(TilesCoverDataOnceInOrder(short_end));
+    EXPECT_FALSE(EveryElementVisitedOnce(short_end));
+  }
 }
 
 std::string LayoutCaseName(const ::testing::TestParamInfo<TilingLayout::ParamType>& info) {

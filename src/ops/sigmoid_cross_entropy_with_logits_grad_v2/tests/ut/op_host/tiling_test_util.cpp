@@ -10,15 +10,31 @@ using aclnn_cpu::bce_grad::BlockTileNum;
 using aclnn_cpu::bce_grad::KernelDTypeSize;
 using aclnn_cpu::bce_grad::TileRange;
 
+PlatformInfo TestCpuPlatform(const TestCpu& cpu, uint64_t cores) {
+  PlatformInfo platform = aclnn_cpu::DescribeCpuPlatform(cpu.caches, cores);
+  platform.name = cpu.label;
+  return platform;
+}
+
+std::vector<PlatformInfo> TestCpuPlatforms(uint64_t cores) {
+  std::vector<PlatformInfo> platforms;
+  for (const TestCpu& cpu : kTestCpus) platforms.push_back(TestCpuPlatform(cpu, cores));
+  return platforms;
+}
+
 std::vector<PlatformInfo> AllPlatforms() {
   std::vector<PlatformInfo> platforms;
-  for (uint64_t cores : {1, 2, 3, 16, 64}) platforms.push_back(aclnn_cpu::CpuPlatform(cores));
+  for (const TestCpu& cpu : kTestCpus) {
+    for (uint64_t cores : {1, 2, 3, 16, 64}) platforms.push_back(TestCpuPlatform(cpu, cores));
+  }
   platforms.push_back(aclnn_cpu::AtlasA2Platform());
   return platforms;
 }
 
 std::string PlatformLabel(const PlatformInfo& platform) {
-  if (platform.name == "cpu") return "Cpu" + std::to_string(platform.core_num);
+  for (const TestCpu& cpu : kTestCpus) {
+    if (platform.name == cpu.label) return platform.name + "Cpu" + std::to_string(platform.core_num);
+  }
   std::string label;
   for (char c : platform.name) {
     if (c != ' ') label += c;

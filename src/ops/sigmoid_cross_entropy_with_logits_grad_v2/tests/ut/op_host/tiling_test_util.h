@@ -23,11 +23,31 @@ using aclnn_cpu::bce_grad::TilingResult;
 inline constexpr KernelDType kAllKernelDTypes[] = {KernelDType::kFloat, KernelDType::kFloat16,
                                                     KernelDType::kBFloat16, KernelDType::kDouble};
 
-/// The platforms every tiling property is checked on: CPUs of several widths (odd ones
-/// included, so that units do not divide evenly) and the NPU of the original.
+/// A kind of CPU the project runs on, described by hand: tests never tile on the host's caches
+/// (see Note [Describing a CPU versus probing the host]).
+struct TestCpu {
+  const char* label;  ///< usable in test names
+  aclnn_cpu::CpuCaches caches;
+};
+
+inline constexpr uint64_t kMiB = uint64_t{1} << 20;
+/// AMD EPYC (Zen 5): 1 MiB of L2 per core, 32 MiB of L3 per CCD.
+inline constexpr TestCpu kEpycZen5 = {"EpycZen5", {1 * kMiB, 32 * kMiB}};
+/// Intel Xeon: 2 MiB of L2 per core, 260 MiB of L3.
+inline constexpr TestCpu kXeon = {"Xeon", {2 * kMiB, 260 * kMiB}};
+inline constexpr TestCpu kTestCpus[] = {kEpycZen5, kXeon};
+
+/// @p cpu with @p cores threads; its name is the CPU's label.
+PlatformInfo TestCpuPlatform(const TestCpu& cpu, uint64_t cores);
+
+/// Every kind of test CPU with @p cores threads.
+std::vector<PlatformInfo> TestCpuPlatforms(uint64_t cores);
+
+/// The platforms every tiling property is checked on: each kind of test CPU at several widths
+/// (odd ones included, so that units do not divide evenly) and the NPU of the original.
 std::vector<PlatformInfo> AllPlatforms();
 
-/// "Cpu16", "AtlasA2": usable in test names.
+/// "EpycZen5Cpu16", "XeonCpu3", "AtlasA2": usable in test names.
 std::string PlatformLabel(const PlatformInfo& platform);
 
 /// Element counts around alignment units and vector widths, up to sizes that only the

@@ -1,0 +1,220 @@
+// aclnn_bce_cli as a script sees it (README "Command line"): every value an option does not accept
+// is refused with a message and exit code 2, a problem too large for the machine with exit code 3
+// before anything is allocated, and --help documents the exit codes. See Note [Exit codes].
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+constexpr int kExitSuccess = 0;
+constexpr int kExitUsage = 2;
+constexpr int kExitResource = 3;
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+/// Runs aclnn_bce_cli with @p args (no shell: each argument reaches the program as written) and
+/// collects its exit code and output.
+CliResult RunCli(const std::vector<std::string>& args) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/aclnn_bce_cli_test.XXXXXX";
+  CliResult result;
+  if (mkdtemp(dir.data()) == nullptr) {
+    ADD_FAILURE() << "mkdtemp " << dir;
+    return result;
+  }
+  const std::string out_path = dir + "/stdout";
+  const std::string err_path = dir + "/stderr";
+  std::vector<std::string> argv_text = {ACLNN_BCE_CLI_PATH};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& arg : argv_text) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) {
+    ADD_FAILURE() << "posix_spawn " << argv[0] << ": error " << spawned;
+  } else {
+    int status = 0;
+    if (waitpid(pid, &status, 0) == pid && WIFEXITED(status)) {
+      result.exit_code = WEXITSTATUS(status);
+    } else {
+      ADD_FAILURE() << "aclnn_bce_cli did not exit normally (status " << status << ")";
+    }
+    result.out = ReadFile(out_path);
+    result.err = ReadFile(err_path);
+  }
+  std::remove(out_path.c_str());
+  std::remove(err_path.c_str());
+  rmdir(dir.c_str());
+  return result;
+}
+
+/// For failure messages: what the program printed.
+std::string Printed(const CliResult& r) { return "stdout:\n" + r.out + "\nstderr:\n" + r.err; }
+
+void ExpectUsageError(const std::vector<std::string>& args, const std::string& message) {
+  const CliResult r = RunCli(args);
+  std::string command;
+  for (const std::string& arg : args) command += " '" + arg + "'";
+  EXPECT_EQ(r.exit_code, kExitUsage) << command << "\n" << Printed(r);
+  EXPECT_NE(r.err.find(message), std::string::npos) << command << ": expected '" << message << "'\n" << Printed(r);
+}
+
+// A small problem that runs in milliseconds, to which each test adds the value under test.
+std::vector<std::string> SmallRun(std::vector<std::string> extra) {
+  std::vector<std::string> args = {"run", "--threads", "1"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  if (std::find(extra.begin(), extra.end(), "--shape") == extra.end()) {
+    args.insert(args.end(), {"--shape", "4x4"});
+  }
+  return args;
+}
+
+TEST(CliShape, CommaSeparatedDimsAreRefused) {
+  ExpectUsageError(SmallRun({"--shape", "4,4"}), "'4,4' is not a dim");
+}
+
+TEST(CliShape, SpacesAreRefused) {
+  ExpectUsageError(SmallRun({"--shape", " 4"}), "' 4' is not a dim");
+  ExpectUsageError(SmallRun({"--shape", "4x 4"}), "' 4' is not a dim");
+  ExpectUsageError(SmallRun({"--shape", "4 "}), "'4 ' is not a dim");
+}
+
+TEST(CliShape, SignsAreRefused) {
+  ExpectUsageError(SmallRun({"--shape", "+4"}), "'+4' is not a dim");
+  ExpectUsageError(SmallRun({"--shape", "4x+4"}), "'+4' is not a dim");
+  ExpectUsageError(SmallRun({"--shape", "4x-4"}), "'-4' is not a dim");
+}
+
+TEST(CliShape, EmptyDimsNameTheRule) {
+  for (const char* shape : {"4x", "x4", "4xx4", ""}) {
+    ExpectUsageError(SmallRun({"--shape", shape}), "dims are separated by 'x'");
+  }
+}
+
+TEST(CliShape, DimBeyondInt64IsRefused) {
+  ExpectUsageError(SmallRun({"--shape", "99999999999999999999"}), "at most 9223372036854775807");
+  ExpectUsageError(SmallRun({"--shape", "9223372036854775808"}), "at most 9223372036854775807");
+}
+
+TEST(CliShape, ElementCountBeyondInt64IsRefused) {
+  ExpectUsageError(SmallRun({"--shape", "4294967296x4294967296"}), "more than 9223372036854775807 elements");
+}
+
+TEST(CliMemory, ShapeNoMachineCanHoldIsRefusedBeforeAllocating) {
+  // 10^12 fp32 elements: 4 TB per tensor. The refusal names the size; an attempt to allocate
+  // would end in std::bad_alloc (or the OOM killer) instead.
+  const CliResult r = RunCli(SmallRun({"--shape", "1000000x1000000"}));
+  EXPECT_EQ(r.exit_code, kExitResource) << Printed(r);
+  EXPECT_NE(r.err.find("not enough memory"), std::string::npos) << Printed(r);
+  EXPECT_NE(r.err.find("[1000000,1000000] fp32 (FLOAT) needs "), std::string::npos) << Printed(r);
+  EXPECT_NE(r.err.find(" GiB)"), std::string::npos) << Printed(r);
+  EXPECT_EQ(r.err.find("bad_alloc"), std::string::npos) << Printed(r);
+  EXPECT_EQ(r.out.find("first phase"), std::string::npos) << "it must not run\n" << Printed(r);
+}
+
+TEST(CliMemory, ShapeWhoseBytesOverflow64BitsIsRefusedAsTooLarge) {
+  // 2^62 fp64 elements: numel fits int64, the bytes do not fit 64 bits.
+  const CliResult r = RunCli(SmallRun({"--shape", "4611686018427387904", "--dtype", "fp64"}));
+  EXPECT_EQ(r.exit_code, kExitResource) << Printed(r);
+  EXPECT_NE(r.err.find("(DOUBLE) needs 16 EiB (2^64 bytes) or more"), std::string::npos) << Printed(r);
+}
+
+TEST(CliSeed, NegativeSeedIsRefused) { ExpectUsageError(SmallRun({"--seed", "-1"}), "'-1' is not a whole number"); }
+
+TEST(CliSeed, SeedBeyond64BitsIsRefused) {
+  ExpectUsageError(SmallRun({"--seed", "18446744073709551616"}), "'18446744073709551616' is not a whole number");
+  ExpectUsageError(SmallRun({"--seed", "99999999999999999999"}), "is not a whole number in [0, 18446744073709551615]");
+}
+
+TEST(CliSeed, SignsSpacesAndTrailingTextAreRefused) {
+  for (const char* seed : {"+4", " 4", "4 ", "4x", "0x10"}) {
+    ExpectUsageError(SmallRun({"--seed", seed}), std::string("'") + seed + "' is not a whole number");
+  }
+}
+
+TEST(CliNumel, NegativeNumelIsRefused) {
+  ExpectUsageError({"info", "--numel", "-5"}, "'-5' is not a whole number");
+}
+
+TEST(CliNumel, NumelBeyondInt64IsRefused) {
+  ExpectUsageError({"info", "--numel", "99999999999999999999"}, "in [0, 9223372036854775807]");
+  ExpectUsageError({"info", "--numel", "9223372036854775808"}, "in [0, 9223372036854775807]");
+}
+
+TEST(CliNumel, SignsSpacesAndTrailingTextAreRefused) {
+  for (const char* numel : {"+5", " 5", "5abc"}) {
+    ExpectUsageError({"info", "--numel", numel}, std::string("'") + numel + "' is not a whole number");
+  }
+}
+
+TEST(CliThreads, SignsSpacesAndValuesOutOfRangeAreRefused) {
+  for (const char* threads : {"+2", " 2", "-1", "1025"}) {
+    ExpectUsageError({"run", "--shape", "4", "--threads", threads},
+                     std::string("'") + threads + "' is not a whole number in [0, 1024]");
+    ExpectUsageError({"info", "--threads", threads},
+                     std::string("'") + threads + "' is not a whole number in [0, 1024]");
+  }
+}
+
+TEST(CliExitCodes, UnknownSubcommandIsAUsageError) {
+  const CliResult r = RunCli({"bogus"});
+  EXPECT_EQ(r.exit_code, kExitUsage) << Printed(r);
+}
+
+TEST(CliExitCodes, ValueNotAmongTheChoicesIsAUsageError) {
+  const CliResult r = RunCli(SmallRun({"--dtype", "int8"}));
+  EXPECT_EQ(r.exit_code, kExitUsage) << Printed(r);
+  EXPECT_NE(r.err.find("int8"), std::string::npos) << Printed(r);
+}
+
+TEST(CliExitCodes, HelpDocumentsThem) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--help"}, {"run", "--help"}}) {
+    const CliResult r = RunCli(args);
+    EXPECT_EQ(r.exit_code, kExitSuccess) << Printed(r);
+    for (const char* line : {"Exit codes:", "  0  success", "  1  a check failed", "  2  usage error",
+                             "  3  the machine cannot run it"}) {
+      EXPECT_NE(r.out.find(line), std::string::npos) << args.back() << ": no '" << line << "'\n" << Printed(r);
+    }
+  }
+}
+
+TEST(CliRun, AcceptedValuesRunAndPrintDTypeAndFormatNames) {
+  const CliResult r = RunCli({"run", "--shape", "3x0004x5", "--seed", "18446744073709551615", "--threads", "2",
+                              "--dtype", "bf16", "--pos-weight", "row", "--check"});
+  EXPECT_EQ(r.exit_code, kExitSuccess) << Printed(r);
+  EXPECT_NE(r.out.find("self [3,4,5] bf16 (BF16, format ND)"), std::string::npos) << Printed(r);
+  EXPECT_NE(r.out.find("seed 18446744073709551615"), std::string::npos) << Printed(r);
+}
+
+}  // namespace
