@@ -1,12 +1,14 @@
 // libFuzzer target: both phases of aclnnBinaryCrossEntropyWithLogitsBackward with arbitrary
 // shapes (ranks 0..10, broadcasts, mismatches), views (strides, offsets, stride 0, permutations,
 // overlaps), storage dims, dtypes (every aclDataType value), formats, reductions, null patterns,
-// in-place aliasing, workspaces (exact, larger, smaller, null), streams (default, created, not a
+// in-place aliasing (out the same view as any input), out over an input's storage with a view of
+// its own (disjoint, interleaved or partially overlapping, at any byte shift), destroyed tensor
+// handles (behind BCE_FUZZ_DESTROYED_HANDLES=1), workspaces (exact, larger, smaller, null), streams (default, created, not a
 // stream) and repeatable executors. Storage is capped at 4096 elements per tensor.
 //
 // Invariants (abort on violation): no crash and no sanitizer report; the first phase returns the
 // status of a model of SPEC §3 (161001 for a null required pointer, else 161002 for any broken
-// rule, else success) and the second phase the documented code of its misuse; every failure leaves
+// rule, else success; the memory rules by brute-force listing of the views' bytes) and the second phase the documented code of its misuse; every failure leaves
 // a message of its own; on failure the out storage is untouched; on success every out element is
 // within bce_reliability::Judge's bound of the float64 reference (NaN in -> NaN out), nothing
 // outside out's view and no input is written, a repeatable executor gives the same bits again, and
@@ -67,6 +69,8 @@ struct OperandPlan {
 };
 
 enum class Alias { kNone, kOutIsSelf, kOutIsDout };
+/// Beyond Alias: out the same view as any input, or out over an input's storage with its own view.
+enum class Share { kNone, kSameView, kOwnView };
 enum class WorkspaceMode { kExact, kLarger, kSmaller, kNull, kZeroSize };
 enum class StreamMode { kDefault, kCreated, kNotAStream };
 
@@ -80,7 +84,21 @@ struct Case {
   StreamMode stream_mode = StreamMode::kDefault;
   bool repeatable = false;
   uint64_t seed = 0;
+  Share share = Share::kNone;
+  int share_slot = kSelf;     ///< the input whose storage out shares
+  int64_t share_shift = 0;    ///< bytes from that input's storage to out's (kOwnView)
+  int destroyed_slot = -1;    ///< an operand passed as a destroyed handle (BCE_FUZZ_DESTROYED_HANDLES)
 };
+
+/// Destroyed handles are passed only when BCE_FUZZ_DESTROYED_HANDLES=1: until liveness is decided
+/// by a registry, detecting one reads freed memory, which ASan reports.
+bool DestroyedHandlesEnabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("BCE_FUZZ_DESTROYED_HANDLES");
+    return v != nullptr && std::string(v) == "1";
+  }();
+  return enabled;
+}
 
 Dims DecodeSelfDims(ByteReader& in) {
   const uint8_t r = in.Byte();
@@ -198,6 +216,13 @@ std::optional<Case> Decode(ByteReader& in) {
   const uint32_t stream = in.Below(16);
   c.stream_mode = stream < 10 ? StreamMode::kDefault : (stream < 15 ? StreamMode::kCreated : StreamMode::kNotAStream);
   c.repeatable = in.Below(4) == 3;
+  // Appended decisions (older inputs read zeros here: no sharing, no destroyed handle).
+  const uint32_t share = in.Below(16);
+  c.share = share < 11 ? Share::kNone : (share < 13 ? Share::kSameView : Share::kOwnView);
+  static constexpr int kInputs[] = {kDout, kSelf, kTarget, kWeight, kPosWeight};
+  c.share_slot = kInputs[in.Below(5)];
+  c.share_shift = in.Below(24);
+  if (in.OneIn(24)) c.destroyed_slot = static_cast<int>(in.Below(kSlots));
   return c;
 }
 
@@ -208,6 +233,7 @@ struct Operand {
   OperandPlan plan;
   void* data = nullptr;  // owned unless aliased
   bool owns = false;
+  size_t allocation_bytes = 0;  ///< at least StorageBytes(): more when out's view shares it
   aclTensor* tensor = nullptr;
   std::vector<uint8_t> before;  // storage bytes before the call
 
@@ -249,10 +275,11 @@ void Materialise(Operand& op, int slot, SplitMix& rng) {
   const OperandPlan& p = op.plan;
   const size_t elem = op.ElemSize();
   if (elem != 0) {
-    if (aclrtMalloc(&op.data, op.StorageBytes(), ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) std::abort();
+    op.allocation_bytes = std::max(op.allocation_bytes, op.StorageBytes());
+    if (aclrtMalloc(&op.data, op.allocation_bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) std::abort();
     op.owns = true;
     auto* bytes = static_cast<uint8_t*>(op.data);
-    for (size_t b = 0; b < op.StorageBytes(); ++b) bytes[b] = static_cast<uint8_t>(rng.Next());
+    for (size_t b = 0; b < op.allocation_bytes; ++b) bytes[b] = static_cast<uint8_t>(rng.Next());
     if (slot != kOut && IsFloat(p.dtype)) {
       for (int64_t i = 0; i < p.storage_elems; ++i) {
         aclnn_cpu::StoreFromDouble(op.data, p.dtype, i, MakeValue(rng, slot, p.value_class));
@@ -292,12 +319,64 @@ bool SharesMemory(const OperandPlan& p) {
   return false;
 }
 
+/// Start addresses of the elements of @p p over storage @p data, in any order (brute force).
+std::vector<uintptr_t> ElementStarts(const OperandPlan& p, const void* data) {
+  const int64_t n = Numel(p.dims);
+  const auto elem = static_cast<int64_t>(aclDataTypeSize(p.dtype));
+  std::vector<uintptr_t> starts;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rem = i, index = p.offset;
+    for (size_t k = p.dims.size(); k-- > 0;) {
+      index += (rem % p.dims[k]) * p.strides[k];
+      rem /= p.dims[k];
+    }
+    starts.push_back(reinterpret_cast<uintptr_t>(data) + static_cast<uintptr_t>(index * elem));
+  }
+  return starts;
+}
+
+/// Whether some byte of an element of @p a is a byte of an element of @p b (brute force).
+bool SharesBytes(const OperandPlan& a, const void* data_a, const OperandPlan& b, const void* data_b) {
+  std::vector<uintptr_t> bytes;
+  const size_t elem_a = aclDataTypeSize(a.dtype), elem_b = aclDataTypeSize(b.dtype);
+  for (uintptr_t s : ElementStarts(a, data_a)) {
+    for (size_t k = 0; k < elem_a; ++k) bytes.push_back(s + k);
+  }
+  std::sort(bytes.begin(), bytes.end());
+  for (uintptr_t s : ElementStarts(b, data_b)) {
+    for (size_t k = 0; k < elem_b; ++k) {
+      if (std::binary_search(bytes.begin(), bytes.end(), s + k)) return true;
+    }
+  }
+  return false;
+}
+
+/// The identical-view rule: same first byte and element size, and the same (size, stride) pairs
+/// over the dims of size > 1, in order.
+bool IsSameView(const OperandPlan& a, const void* data_a, const OperandPlan& b, const void* data_b) {
+  const size_t elem = aclDataTypeSize(a.dtype);
+  if (elem != aclDataTypeSize(b.dtype)) return false;
+  if (static_cast<const char*>(data_a) + a.offset * static_cast<int64_t>(elem) !=
+      static_cast<const char*>(data_b) + b.offset * static_cast<int64_t>(elem)) {
+    return false;
+  }
+  auto pairs = [](const OperandPlan& p) {
+    std::vector<std::pair<int64_t, int64_t>> v;
+    for (size_t k = 0; k < p.dims.size(); ++k) {
+      if (p.dims[k] != 1) v.emplace_back(p.dims[k], p.strides[k]);
+    }
+    return v;
+  };
+  return pairs(a) == pairs(b);
+}
+
 struct Expected {
   aclnnStatus status = ACLNN_SUCCESS;
   std::string rule;
 };
 
-Expected ModelFirstPhase(const Case& c, const std::array<const OperandPlan*, kSlots>& passed) {
+Expected ModelFirstPhase(const Case& c, const std::array<const OperandPlan*, kSlots>& passed,
+                         const std::array<const void*, kSlots>& data, int destroyed) {
   Expected e;
   auto invalid = [&](std::string rule) {
     e.status = ACLNN_ERR_PARAM_INVALID;
@@ -316,6 +395,7 @@ Expected ModelFirstPhase(const Case& c, const std::array<const OperandPlan*, kSl
     e.rule = "null out-pointer";
     return e;
   }
+  if (destroyed >= 0) return invalid(std::string(kSlotNames[destroyed]) + " is a destroyed tensor");
   for (const OperandPlan* p : passed) {
     if (p != nullptr && p->dims.size() > static_cast<size_t>(kMaxOperatorRank)) return invalid("more than 8 dims");
   }
@@ -333,6 +413,12 @@ Expected ModelFirstPhase(const Case& c, const std::array<const OperandPlan*, kSl
       if (passed[slot] != nullptr && !BroadcastsTo(passed[slot]->dims, self)) return invalid("does not broadcast");
     }
     if (SharesMemory(*passed[kOut])) return invalid("out shares memory");
+    for (int slot : {kDout, kSelf, kTarget, kWeight, kPosWeight}) {
+      if (passed[slot] == nullptr || IsSameView(*passed[kOut], data[kOut], *passed[slot], data[slot])) continue;
+      if (SharesBytes(*passed[kOut], data[kOut], *passed[slot], data[slot])) {
+        return invalid(std::string("out partially overlaps ") + kSlotNames[slot]);
+      }
+    }
   }
   if (c.reduction < 0 || c.reduction > 2) return invalid("reduction outside [0, 2]");
   return e;
@@ -367,7 +453,10 @@ std::string Describe(const Case& c, const std::array<const OperandPlan*, kSlots>
   s += "  alias " + std::to_string(static_cast<int>(c.alias)) + ", null workspaceSize/executor " +
        std::to_string(c.null_workspace_size) + "/" + std::to_string(c.null_executor) + ", workspace mode " +
        std::to_string(static_cast<int>(c.workspace_mode)) + ", stream mode " +
-       std::to_string(static_cast<int>(c.stream_mode)) + ", repeatable " + std::to_string(c.repeatable);
+       std::to_string(static_cast<int>(c.stream_mode)) + ", repeatable " + std::to_string(c.repeatable) +
+       ", share " + std::to_string(static_cast<int>(c.share)) + " with " + kSlotNames[c.share_slot] + " at +" +
+       std::to_string(c.share_shift) + " bytes, destroyed " +
+       (c.destroyed_slot >= 0 && DestroyedHandlesEnabled() ? kSlotNames[c.destroyed_slot] : "none");
   return s;
 }
 
@@ -492,16 +581,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     owned[slot] = std::make_unique<Operand>();
     owned[slot]->plan = c.operands[slot];
   }
-  const int aliased = c.alias == Alias::kOutIsSelf ? kSelf : (c.alias == Alias::kOutIsDout ? kDout : -1);
+  int aliased = c.alias == Alias::kOutIsSelf ? kSelf : (c.alias == Alias::kOutIsDout ? kDout : -1);
+  if (aliased < 0 && c.share == Share::kSameView) aliased = c.share_slot;
   const bool alias = aliased >= 0 && owned[aliased] != nullptr && owned[kOut] != nullptr;
   if (alias) owned[kOut]->plan = owned[aliased]->plan;
+  // out over an input's storage with its own view, c.share_shift bytes in.
+  const int shared = !alias && c.share == Share::kOwnView && owned[c.share_slot] != nullptr && owned[kOut] != nullptr &&
+                             aclDataTypeSize(owned[c.share_slot]->plan.dtype) != 0 &&
+                             aclDataTypeSize(owned[kOut]->plan.dtype) != 0
+                         ? c.share_slot
+                         : -1;
+  if (shared >= 0) {
+    owned[shared]->allocation_bytes = static_cast<size_t>(c.share_shift) + owned[kOut]->StorageBytes();
+  }
   std::array<Operand*, kSlots> ops{};
   std::array<const OperandPlan*, kSlots> passed{};
   for (int slot = 0; slot < kSlots; ++slot) {
     Operand* op = owned[slot].get();
     if (op == nullptr) continue;
-    if (alias && slot == kOut) {
-      op->data = owned[aliased]->data;
+    if ((alias || shared >= 0) && slot == kOut) {
+      op->data = alias ? owned[aliased]->data : static_cast<uint8_t*>(owned[shared]->data) + c.share_shift;
       const OperandPlan& p = op->plan;
       const Dims storage_dims = p.storage_as_view_dims ? p.dims : Dims{p.storage_elems};
       op->tensor = aclCreateTensor(p.dims.data(), p.dims.size(), p.dtype, p.strides.data(), p.offset, p.format,
@@ -523,8 +622,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (op != nullptr) op->before = op->Bytes();
   }
 
+  // A destroyed handle for one operand (its storage stays: only the tensor object is freed).
+  int destroyed = -1;
+  if (DestroyedHandlesEnabled() && c.destroyed_slot >= 0 && ops[c.destroyed_slot] != nullptr) {
+    destroyed = c.destroyed_slot;
+    aclDestroyTensor(ops[destroyed]->tensor);  // the pointer is still passed below
+  }
+  std::array<const void*, kSlots> storage{};
+  for (int slot = 0; slot < kSlots; ++slot) storage[slot] = ops[slot] != nullptr ? ops[slot]->data : nullptr;
+
   // First phase.
-  const Expected expected = ModelFirstPhase(c, passed);
+  const Expected expected = ModelFirstPhase(c, passed, storage, destroyed);
   auto tensor = [&](int slot) { return ops[slot] != nullptr ? ops[slot]->tensor : nullptr; };
   uint64_t workspace_size = 0;
   aclOpExecutor* executor = nullptr;
@@ -546,6 +654,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (op != nullptr && op->Bytes() != op->before) check.Fail("storage written by a failing call", when);
     }
   };
+  if (destroyed >= 0) ops[destroyed]->tensor = nullptr;  // not destroyed again by ~Operand
   if (first != ACLNN_SUCCESS) {
     check.ExpectOwnMessage(sentinel, "first phase");
     untouched("first phase");
@@ -582,7 +691,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (c.stream_mode == StreamMode::kNotAStream) misuse_expected = ACLNN_ERR_PARAM_INVALID;
   aclrtStream stream = StreamOf(c.stream_mode, &not_a_stream);
-  const bool repeatable = c.repeatable && !alias;
+  const bool repeatable = c.repeatable && !alias;  // in place, a repeat reads its own results
   if (repeatable && aclSetAclOpExecutorRepeatable(executor) != ACLNN_SUCCESS) {
     check.Fail("aclSetAclOpExecutorRepeatable failed on a fresh executor", aclGetRecentErrMsg());
   }
@@ -613,7 +722,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckResults(check, c, ops);
   CheckOutsideViewUntouched(check, c, *ops[kOut], ops[kOut]->before);
   for (int slot : {kDout, kSelf, kTarget, kWeight, kPosWeight}) {
-    if (ops[slot] == nullptr || (alias && slot == aliased)) continue;
+    // A storage out shares is checked by CheckOutsideViewUntouched, as far as out's storage reaches.
+    if (ops[slot] == nullptr || (alias && slot == aliased) || slot == shared) continue;
     if (ops[slot]->Bytes() != ops[slot]->before) check.Fail("an input's storage was written", kSlotNames[slot]);
   }
 

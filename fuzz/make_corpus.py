@@ -246,8 +246,15 @@ def broadcast_dims(e, dims, shape):
     return [2] + list(dims)  # longer
 
 
+SHARE_INPUTS = ["dout", "self", "target", "weight", "pos_weight"]
+SLOTS = ["dout", "self", "target", "weight", "pos_weight", "out"]
+
+
 def bce_op(seed, reduction, dims, ops, alias="none", null_ws=False, null_exec=False, workspace="exact",
-           stream="default", repeatable=False, long_row=None):
+           stream="default", repeatable=False, long_row=None, share="none", share_slot="self", shift=0,
+           destroyed=None):
+    """share: "none", "same_view" (out the same view as share_slot) or "own_view" (out's own view
+    over share_slot's storage, shift bytes in); destroyed: a slot passed as a destroyed handle."""
     e = Encoder()
     e.u64(seed)
     if isinstance(reduction, int) and 0 <= reduction < 3:
@@ -274,6 +281,12 @@ def bce_op(seed, reduction, dims, ops, alias="none", null_ws=False, null_exec=Fa
     e.below({"exact": 0, "larger": 11, "smaller": 12, "null": 13, "zero": 14}[workspace], 16)
     e.below({"default": 0, "created": 10, "not_a_stream": 15}[stream], 16)
     e.below(3 if repeatable else 0, 4)
+    e.below({"none": 0, "same_view": 11, "own_view": 13}[share], 16)
+    e.below(SHARE_INPUTS.index(share_slot), 5)
+    e.below(shift, 24)
+    e.one_in(destroyed is not None, 24)
+    if destroyed is not None:
+        e.below(SLOTS.index(destroyed), 6)
     return e.out
 
 
@@ -340,6 +353,23 @@ BCE_OP_SEEDS.update({
     "created_stream_repeatable": bce_op(32, 1, [5, 1], uniform("fp32"), stream="created", repeatable=True,
                                         long_row=40),
     "not_a_stream": bce_op(33, 0, [2, 2], uniform("fp32"), stream="not_a_stream"),
+    # out and the inputs' memory (Note [Aliasing]).
+    "out_shifted_one_element_over_self": bce_op(34, 0, [4, 4], uniform("fp32"), share="own_view", shift=4),
+    "out_shifted_two_bytes_over_target": bce_op(35, 0, [4, 4], uniform("fp32"), share="own_view",
+                                                share_slot="target", shift=2),
+    "out_after_self_in_one_buffer": bce_op(36, 1, [2, 2], uniform("fp32"), share="own_view", shift=16),
+    "out_same_view_as_target": bce_op(37, 0, [4, 5], uniform("bf16"), share="same_view", share_slot="target"),
+    "out_same_view_as_weight": bce_op(38, 2, [4, 5], with_optional(uniform("fp16"), {"dtype": "fp16", "shape": "same"}),
+                                      share="same_view", share_slot="weight"),
+    "out_same_view_as_pos_weight": bce_op(39, 1, [3, 5], with_optional(uniform("fp64"), None,
+                                                                        {"dtype": "fp64", "shape": "same"}),
+                                          share="same_view", share_slot="pos_weight"),
+    "out_overlapping_weight_row": bce_op(40, 0, [3, 4], with_optional(uniform("fp32"), {"dtype": "fp32",
+                                                                                          "shape": "last"}),
+                                         share="own_view", share_slot="weight", shift=0),
+    # Passed only with BCE_FUZZ_DESTROYED_HANDLES=1 (a plain replay makes an ordinary call).
+    "destroyed_self": bce_op(41, 0, [2, 3], uniform("fp32"), destroyed="self"),
+    "destroyed_out": bce_op(42, 0, [2, 3], uniform("fp32"), destroyed="out"),
 })
 
 

@@ -40,6 +40,8 @@ static const int ACL_ERROR_RT_INVALID_DEVICEID = 107001;
 static const int ACL_ERROR_RT_CONTEXT_NULL = 107002;
 static const int ACL_ERROR_RT_STREAM_CONTEXT = 107003;
 static const int ACL_ERROR_RT_MEMORY_ALLOCATION = 207001;
+/// The runtime could not get a resource it needs other than memory (a thread).
+static const int ACL_ERROR_RT_INTERNAL_ERROR = 507000;
 
 /// Element types (CANN values).
 typedef enum {

@@ -28,13 +28,16 @@ typedef enum {
 /// Makes @p deviceId (only 0 exists) current for the calling thread.
 /// @return ACL_SUCCESS, or ACL_ERROR_RT_INVALID_DEVICEID for any other id.
 ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId);
-/// Releases the device: waits for every stream, then destroys the streams still alive.
+/// Releases the device: waits for the launches made on every stream before the call, destroys
+/// the streams still alive (their handles are then unknown to every function) and stops the
+/// runtime's threads (the stream threads and the worker pool; they start again when needed).
 ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId);
 /// Writes the current device id (0) to @p deviceId.
 ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId);
 /// Writes the number of devices (1) to @p count.
 ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count);
-/// Waits until every stream of the device is idle.
+/// Waits for every launch made on any stream of the device before the call (launches made
+/// meanwhile by other threads are not waited for).
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void);
 
 /// Contexts exist for source compatibility; the CPU device has a single implicit context.
@@ -44,11 +47,14 @@ ACL_FUNC_VISIBILITY aclError aclrtSetCurrentContext(aclrtContext context);
 ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context);
 
 /// Creates a stream. Launches on a stream run in the order they were made, asynchronously to the
-/// caller; aclrtSynchronizeStream waits for them. The caller owns the stream (aclrtDestroyStream).
+/// caller; aclrtSynchronizeStream waits for them. A stream holds at most 1024 queued launches: a
+/// launch onto a full stream waits for room. The caller owns the stream (aclrtDestroyStream).
+/// @return ACL_ERROR_RT_MEMORY_ALLOCATION when the stream's queue cannot be allocated.
 ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
 /// Waits for the stream's work, then destroys it. A null or unknown stream gives ACL_ERROR_INVALID_PARAM.
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream);
-/// Blocks until every launch made on @p stream so far has finished (nullptr: the default stream).
+/// Blocks until every launch made on @p stream before the call has finished (nullptr: the default
+/// stream); launches made meanwhile by other threads are not waited for.
 /// @return ACL_SUCCESS, ACL_ERROR_INVALID_PARAM for an unknown stream.
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
 
@@ -56,7 +62,9 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
 /// @return ACL_ERROR_INVALID_PARAM for a null @p devPtr, size 0 or an unknown policy;
 ///         ACL_ERROR_RT_MEMORY_ALLOCATION when the memory cannot be had.
 ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
-/// Frees memory from aclrtMalloc. A null or unknown pointer gives ACL_ERROR_INVALID_PARAM.
+/// Frees memory from aclrtMalloc. As cudaFree, it first waits for every launch made on any stream
+/// before the call, so no queued launch reads or writes the memory after it is freed.
+/// A null or unknown pointer gives ACL_ERROR_INVALID_PARAM.
 ACL_FUNC_VISIBILITY aclError aclrtFree(void *devPtr);
 /// Page-locked host memory; on the CPU device the same as aclrtMalloc.
 ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);

@@ -51,7 +51,9 @@ ACL_FUNC_VISIBILITY aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t
                                                const int64_t *storageDims, uint64_t storageDimsNum,
                                                void *tensorData);
 /// Destroys a tensor made by aclCreateTensor; null is accepted. Executors made from the tensor
-/// keep their own copy of its description. @return ACLNN_SUCCESS.
+/// keep their own copy of its description (the data it points at must stay alive until the launch
+/// has run). @return ACLNN_SUCCESS, or ACLNN_ERR_PARAM_INVALID for a tensor already destroyed or
+/// not made by aclCreateTensor (liveness is looked up, never read from the handle).
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensor(const aclTensor *tensor);
 
 /// Makes @p executor reusable: the second phase may run it any number of times (each run reads

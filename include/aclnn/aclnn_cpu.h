@@ -11,8 +11,11 @@ extern "C" {
 
 /// Sets how many threads run the blocks of one launch (the "cores" of the CPU device), >= 1.
 /// 0 restores the default: the environment variable ACLNN_CPU_NUM_THREADS if set, else the number
-/// of cores this process may run on. Affects executors made afterwards.
-/// @return ACL_SUCCESS, or ACL_ERROR_INVALID_PARAM for a negative count or more than 1024.
+/// of cores this process may run on. Affects executors made afterwards. The worker threads are
+/// started (or stopped) by the call itself.
+/// @return ACL_SUCCESS, ACL_ERROR_INVALID_PARAM for a negative count or more than 1024, or
+///         ACL_ERROR_RT_INTERNAL_ERROR / ACL_ERROR_RT_MEMORY_ALLOCATION when the threads cannot
+///         be started (a thread or address-space limit); the count is then unchanged.
 ACL_FUNC_VISIBILITY aclError aclnnCpuSetNumThreads(int32_t numThreads);
 /// The number of threads a launch may use now.
 ACL_FUNC_VISIBILITY int32_t aclnnCpuGetNumThreads(void);

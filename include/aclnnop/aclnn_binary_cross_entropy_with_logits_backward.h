@@ -39,16 +39,24 @@ extern "C" {
 /// weight, posWeight not broadcasting to self's shape (waived for an empty self), (6) reduction
 /// outside [0, 2], and a promoted dtype that cannot be cast to out's. Nothing is written on failure
 /// and aclGetRecentErrMsg() names the parameter and the rule. An empty self gives workspace 0.
+/// A tensor handle that is destroyed or was never made by aclCreateTensor gives
+/// ACLNN_ERR_PARAM_INVALID (decided without reading it); memory that runs out gives
+/// ACLNN_ERR_RUNTIME_ERROR with no executor made.
 ACLNN_API aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
     const aclTensor *gradOutput, const aclTensor *self, const aclTensor *target,
     const aclTensor *weightOptional, const aclTensor *posWeightOptional, int64_t reduction,
     aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
 
 /// Second phase: enqueues the executor's work on @p stream (nullptr: the default stream). The
-/// results are ready after aclrtSynchronizeStream(stream).
+/// results are ready after aclrtSynchronizeStream(stream). Every buffer the tensors point at, and
+/// the workspace, must stay alive until then (aclrtFree waits for the launches itself; memory
+/// from elsewhere is the caller's to keep). When the stream's queue is full (Stream queue bound,
+/// 1024 launches), the call waits for room.
 /// @return ACLNN_ERR_PARAM_NULLPTR for a null executor, or for a null workspace when the first
 ///         phase asked for one; ACLNN_ERR_PARAM_INVALID for an unknown or consumed executor, a
-///         workspaceSize below the size asked for, or an unknown stream.
+///         workspaceSize below the size asked for, or an unknown stream; ACLNN_ERR_RUNTIME_ERROR
+///         when the runtime cannot start a thread it needs (the stream's, or the worker pool's)
+///         or the process is exiting: nothing is then queued and the executor is not consumed.
 ACLNN_API aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackward(void *workspace, uint64_t workspaceSize,
                                                                 aclOpExecutor *executor,
                                                                 aclrtStream stream);

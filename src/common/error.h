@@ -2,26 +2,64 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <new>
 #include <span>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <utility>
 
 namespace aclnn_cpu {
 
 /// Replaces the calling thread's recent error message.
-void SetRecentError(std::string message);
+void SetRecentError(std::string message) noexcept;
+/// Sets the recent error message to a fixed text that needs no allocation (used when the memory
+/// to format a message cannot be had).
+void SetStaticRecentError(const char* message) noexcept;
 /// The calling thread's recent error message ("" when none).
-const char* RecentError();
+const char* RecentError() noexcept;
 
 /// Concatenates the streamable arguments into the recent error message and returns @p code,
 /// so that a failing check reads `return Fail(ACLNN_ERR_PARAM_INVALID, "self has ", n, " dims")`.
+/// Never throws: when the message cannot be formatted (out of memory) a fixed one is kept.
 template <class Code, class... Parts>
-Code Fail(Code code, Parts&&... parts) {
-  std::ostringstream os;
-  (os << ... << std::forward<Parts>(parts));
-  SetRecentError(os.str());
+Code Fail(Code code, Parts&&... parts) noexcept {
+  try {
+    std::ostringstream os;
+    (os << ... << std::forward<Parts>(parts));
+    SetRecentError(os.str());
+  } catch (...) {
+    SetStaticRecentError("out of memory while formatting the error message");
+  }
   return code;
+}
+
+/// The codes an entry point of the C API returns when its body throws: @p memory for
+/// std::bad_alloc, @p runtime for anything else (a thread that could not be started, ...).
+template <class Code>
+struct ExceptionCodes {
+  Code memory;
+  Code runtime;
+};
+
+/// Runs @p body (returning a Code) so that no C++ exception crosses the C API: an exception
+/// becomes a code from @p codes and a message naming @p api and the cause. See Note [No exceptions
+/// across the C API].
+template <class Code, class Body>
+Code Guarded(const char* api, ExceptionCodes<Code> codes, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Fail(codes.memory, api, ": out of memory");
+  } catch (const std::system_error& e) {
+    return Fail(codes.runtime, api, ": the runtime could not get a resource it needs (", e.what(),
+                "); raise the process's thread or memory limits, or use fewer threads (aclnnCpuSetNumThreads)");
+  } catch (const std::exception& e) {
+    return Fail(codes.runtime, api, ": internal error: ", e.what());
+  } catch (...) {
+    return Fail(codes.runtime, api, ": internal error (unknown exception)");
+  }
 }
 
 /// "[2,3,4]" for a shape.

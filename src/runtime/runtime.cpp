@@ -12,6 +12,7 @@
 #include "aclnn/aclnn_cpu.h"
 #include "common/dtype.h"
 #include "common/error.h"
+#include "runtime/fork_locks.h"
 #include "runtime/stream.h"
 #include "runtime/thread_pool.h"
 
@@ -37,6 +38,12 @@ Allocations& LiveAllocations() {
   static auto* a = new Allocations;  // leaked: frees may come during static destruction
   return *a;
 }
+const bool g_fork_lock = (aclnn_cpu::RegisterForkLock(&LiveAllocations().mutex), true);
+
+/// What a runtime function returns when its body throws (Note [No exceptions across the C API]).
+constexpr aclnn_cpu::ExceptionCodes<aclError> kRuntimeCodes{ACL_ERROR_RT_MEMORY_ALLOCATION,
+                                                            ACL_ERROR_RT_INTERNAL_ERROR};
+using aclnn_cpu::Guarded;
 
 // The single implicit context of device 0; its address is the handle.
 int g_context_tag = 0;
@@ -68,8 +75,12 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void) {
   if (!g_initialized.compare_exchange_strong(expected, false)) {
     return Fail(ACL_ERROR_UNINITIALIZE, "aclFinalize: the runtime is not initialized");
   }
-  Stream::SynchronizeAll();
-  return ACL_SUCCESS;
+  // Releases the device as aclrtResetDevice does (a program may finalize without resetting).
+  return Guarded("aclFinalize", kRuntimeCodes, [] {
+    Stream::DestroyAll();
+    aclnn_cpu::ThreadPool::Instance().Shutdown();
+    return ACL_SUCCESS;
+  });
 }
 
 ACL_FUNC_VISIBILITY const char* aclGetRecentErrMsg(void) { return aclnn_cpu::RecentError(); }
@@ -82,8 +93,11 @@ ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId) {
 
 ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId) {
   if (aclError e = CheckDevice("aclrtResetDevice", deviceId)) return e;
-  Stream::SynchronizeAll();
-  return ACL_SUCCESS;
+  return Guarded("aclrtResetDevice", kRuntimeCodes, [] {
+    Stream::DestroyAll();
+    aclnn_cpu::ThreadPool::Instance().Shutdown();
+    return ACL_SUCCESS;
+  });
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t* deviceId) {
@@ -99,8 +113,10 @@ ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t* count) {
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void) {
-  Stream::SynchronizeAll();
-  return ACL_SUCCESS;
+  return Guarded("aclrtSynchronizeDevice", kRuntimeCodes, [] {
+    Stream::SynchronizeAll();
+    return ACL_SUCCESS;
+  });
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext* context, int32_t deviceId) {
@@ -128,22 +144,28 @@ ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext* context) {
 
 ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream* stream) {
   if (stream == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is null");
-  *stream = Stream::Create();
-  return ACL_SUCCESS;
+  return Guarded("aclrtCreateStream", kRuntimeCodes, [stream] {
+    *stream = Stream::Create();
+    return ACL_SUCCESS;
+  });
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtDestroyStream(aclrtStream stream) {
-  if (!Stream::Destroy(stream)) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is null or not a live stream");
-  }
-  return ACL_SUCCESS;
+  return Guarded("aclrtDestroyStream", kRuntimeCodes, [stream] {
+    if (!Stream::Destroy(stream)) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is null or not a live stream");
+    }
+    return ACL_SUCCESS;
+  });
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream) {
-  Stream* s = Stream::FromHandle(stream);
-  if (s == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeStream: stream is not a live stream");
-  s->Synchronize();
-  return ACL_SUCCESS;
+  return Guarded("aclrtSynchronizeStream", kRuntimeCodes, [stream] {
+    const std::shared_ptr<Stream> s = Stream::FromHandle(stream);
+    if (s == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtSynchronizeStream: stream is not a live stream");
+    s->Synchronize();
+    return ACL_SUCCESS;
+  });
 }
 
 ACL_FUNC_VISIBILITY aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
@@ -171,10 +193,13 @@ ACL_FUNC_VISIBILITY aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMal
   if (p == nullptr) {
     return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: size ", size, " bytes cannot be allocated");
   }
-  {
+  try {
     auto& live = LiveAllocations();
     std::lock_guard<std::mutex> lock(live.mutex);
     live.sizes.emplace(p, size);
+  } catch (const std::bad_alloc&) {
+    std::free(p);
+    return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: out of memory for the allocation's bookkeeping");
   }
   *devPtr = p;
   return ACL_SUCCESS;
@@ -182,6 +207,21 @@ ACL_FUNC_VISIBILITY aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMal
 
 ACL_FUNC_VISIBILITY aclError aclrtFree(void* devPtr) {
   if (devPtr == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr is null");
+  {
+    auto& live = LiveAllocations();
+    std::lock_guard<std::mutex> lock(live.mutex);
+    if (live.sizes.count(devPtr) == 0) {
+      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr was not allocated by aclrtMalloc or is already freed");
+    }
+  }
+  // As cudaFree: wait for the launches made before the call, on every stream, so that no queued
+  // launch reads or writes the memory after it is freed.
+  if (aclError e = Guarded("aclrtFree", kRuntimeCodes, [] {
+        Stream::SynchronizeAll();
+        return ACL_SUCCESS;
+      })) {
+    return e;
+  }
   {
     auto& live = LiveAllocations();
     std::lock_guard<std::mutex> lock(live.mutex);
@@ -236,9 +276,11 @@ ACL_FUNC_VISIBILITY aclError aclnnCpuSetNumThreads(int32_t numThreads) {
     return Fail(ACL_ERROR_INVALID_PARAM, "aclnnCpuSetNumThreads: numThreads ", numThreads,
                 " must be in [0, 1024] (0 = default)");
   }
-  auto& pool = aclnn_cpu::ThreadPool::Instance();
-  pool.SetNumThreads(numThreads == 0 ? aclnn_cpu::ThreadPool::DefaultNumThreads() : numThreads);
-  return ACL_SUCCESS;
+  return Guarded("aclnnCpuSetNumThreads", kRuntimeCodes, [numThreads] {
+    auto& pool = aclnn_cpu::ThreadPool::Instance();
+    pool.SetNumThreads(numThreads == 0 ? aclnn_cpu::ThreadPool::DefaultNumThreads() : numThreads);
+    return ACL_SUCCESS;
+  });
 }
 
 ACL_FUNC_VISIBILITY int32_t aclnnCpuGetNumThreads(void) { return aclnn_cpu::ThreadPool::Instance().NumThreads(); }

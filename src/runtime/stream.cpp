@@ -1,8 +1,17 @@
 #include "runtime/stream.h"
 
-#include <unordered_set>
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
 
 #include "runtime/executor.h"
+#include "runtime/fork_locks.h"
+#include "runtime/thread_pool.h"
 
 namespace aclnn_cpu {
 
@@ -14,46 +23,83 @@ namespace aclnn_cpu {
 // hand-off (TilingResult::run_inline_if_idle: under about a millisecond of traffic) runs on the
 // calling thread when the stream is idle, which keeps order (nothing is queued before it) and
 // saves the microseconds of a cross-thread wake-up that would otherwise dominate such calls.
-// aclrtSynchronizeStream does not only wait: while launches are queued and none is running, the
-// synchronizing thread pops and runs them itself, in order, exactly as the stream's thread would
-// (one launch at a time, under `busy_`). The host is blocked anyway, and the common launch-then-
-// synchronize pattern then never waits for the stream's thread to wake up (on a VM an idle vCPU
-// can take milliseconds). The queue is a ring buffer of (plan, workspace) pairs, so launching
-// allocates nothing once the ring has grown to the stream's usual depth.
+// Launches are numbered as they are made (launched_) and counted as they finish (finished_, in
+// the same order). aclrtSynchronizeStream waits for the number made before it was called, so a
+// thread that keeps launching cannot keep another thread's synchronize waiting. It does not only
+// wait: while launches are queued and none is running, the synchronizing thread pops and runs them
+// itself, in order, exactly as the stream's thread would (one launch at a time, under `busy_`).
+// The host is blocked anyway, and the common launch-then-synchronize pattern then never waits for
+// the stream's thread to wake up (on a VM an idle vCPU can take milliseconds).
+// The queue is a ring of kQueueCapacity (plan, workspace) pairs allocated with the stream, so
+// launching allocates nothing; a launch onto a full queue waits for room (running the oldest
+// queued launch itself when none runs), as an NPU or GPU runtime blocks on a full command queue.
+// The stream's thread leaves when `epoch_` changes, so a stopped thread never takes work queued
+// after the stop (a new thread does).
+//
+// Note [Exit and fork]
+// Exit: the worker pool and the stream registry are never destroyed, so a stream's thread that
+// still runs a launch while the process exits uses nothing that static destruction has torn down.
+// At the first queued launch an atexit handler is installed: it discards the launches still
+// queued (they would read memory that the exiting program is freeing) and waits for the running
+// ones; launches made after it are refused.
+// Fork: pthread_atfork handlers make fork() wait until every stream is idle and hold every lock of
+// the runtime across it (registry, streams, worker pool, executors, tensors, allocations), so the
+// child inherits idle streams, finished results and unlocked, consistent state. The child has
+// none of the parent's threads: its streams and pool forget them (without join) and start new
+// ones when they are next needed. A forked child may use, synchronize and destroy what it
+// inherited.
 
 namespace {
-std::mutex g_registry_mutex;
-std::unordered_set<Stream*>& Registry() {
-  static auto* streams = new std::unordered_set<Stream*>;  // leaked: usable during exit
-  return *streams;
+
+struct Registry {
+  std::mutex mutex;
+  std::unordered_map<Stream*, std::shared_ptr<Stream>> streams;
+  std::shared_ptr<Stream> default_stream;  // made on first use
+};
+Registry& GetRegistry() {
+  static auto* registry = new Registry;  // leaked on purpose: usable during exit
+  return *registry;
 }
-Stream& DefaultStream() {
-  static auto* stream = new Stream;  // leaked on purpose: launches may be pending at exit
-  return *stream;
-}
+
+std::atomic<bool> g_exiting{false};
+std::once_flag g_atexit_once;
+
 }  // namespace
 
+Stream::Stream() : ring_(kQueueCapacity) {}
+
 Stream::~Stream() {
+  std::thread thread;
   {
     std::unique_lock<std::mutex> lock(mutex_);
-    idle_.wait(lock, [this] { return size_ == 0 && !busy_; });
-    stop_ = true;
+    WaitForLocked(lock, launched_);
+    ++epoch_;
+    thread = std::move(thread_);
   }
   wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  if (thread.joinable()) thread.join();
+}
+
+void Stream::StopThread() noexcept {
+  std::thread thread;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    WaitForLocked(lock, launched_);
+    ++epoch_;
+    thread = std::move(thread_);
+  }
+  wake_.notify_all();
+  if (thread.joinable()) thread.join();
 }
 
 void Stream::EnsureThreadLocked() {
-  if (!thread_.joinable()) thread_ = std::thread([this] { Dispatch(); });
+  if (thread_.joinable()) return;
+  std::call_once(g_atexit_once, [] { std::atexit(&Stream::AtExit); });
+  const uint64_t epoch = epoch_;
+  thread_ = std::thread([this, epoch] { Dispatch(epoch); });  // throws std::system_error
 }
 
 void Stream::PushLocked(StreamWork work) {
-  if (size_ == ring_.size()) {  // full: grow, keeping FIFO order
-    std::vector<StreamWork> bigger(ring_.empty() ? 8 : ring_.size() * 2);
-    for (size_t k = 0; k < size_; ++k) bigger[k] = std::move(ring_[(head_ + k) % ring_.size()]);
-    ring_ = std::move(bigger);
-    head_ = 0;
-  }
   ring_[(head_ + size_) % ring_.size()] = std::move(work);
   ++size_;
 }
@@ -69,80 +115,206 @@ void Stream::RunBusy(std::unique_lock<std::mutex>& lock, StreamWork work) {
   busy_ = true;
   lock.unlock();
   RunLaunch(work);
-  work.plan.reset();  // release the plan before reporting idle
+  work.plan.reset();  // release the plan before reporting the launch finished
   lock.lock();
   busy_ = false;
+  ++finished_;
+  progress_.notify_all();
+}
+
+void Stream::WaitForLocked(std::unique_lock<std::mutex>& lock, uint64_t target) {
+  while (finished_ < target) {
+    if (!busy_ && size_ != 0) {
+      // Queued work that no thread has taken (the stream's thread may still be waking up): run it
+      // here, in order, as the stream's thread would. See Note [Streams].
+      RunBusy(lock, PopLocked());
+      continue;
+    }
+    progress_.wait(lock);
+  }
 }
 
 void Stream::Launch(StreamWork work, bool run_inline_if_idle) {
   std::unique_lock<std::mutex> lock(mutex_);
+  if (g_exiting.load(std::memory_order_acquire)) {
+    throw std::runtime_error("the process is exiting: launches are no longer run");
+  }
   if (run_inline_if_idle && size_ == 0 && !busy_) {
+    ++launched_;
     RunBusy(lock, std::move(work));
-    if (size_ == 0) {
-      idle_.notify_all();
-    } else {
-      wake_.notify_one();  // launches queued by other threads meanwhile
-    }
+    if (size_ != 0) wake_.notify_one();  // launches queued by other threads meanwhile
     return;
   }
+  while (size_ == ring_.size()) {  // full: make room, see Note [Streams]
+    if (!busy_) {
+      RunBusy(lock, PopLocked());
+    } else {
+      progress_.wait(lock);
+    }
+  }
+  EnsureThreadLocked();  // a throw leaves nothing queued
   PushLocked(std::move(work));
-  EnsureThreadLocked();
+  ++launched_;
   wake_.notify_one();
 }
 
-void Stream::Dispatch() {
+void Stream::Dispatch(uint64_t epoch) {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return stop_ || (size_ != 0 && !busy_); });
-    if (stop_ && size_ == 0) return;
+    wake_.wait(lock, [this, epoch] { return epoch_ != epoch || (size_ != 0 && !busy_); });
+    if (epoch_ != epoch) return;
     RunBusy(lock, PopLocked());
-    if (size_ == 0) idle_.notify_all();
   }
 }
 
-void Stream::Synchronize() {
+void Stream::Synchronize() noexcept {
   std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    if (size_ == 0 && !busy_) return;
-    if (busy_) {
-      idle_.wait(lock);  // woken when the running launch ends with nothing queued, or by a helper
-      continue;
-    }
-    // Queued work that no thread has taken (the stream's thread may still be waking up): run it
-    // here, in order, as the stream's thread would. See Note [Streams].
-    RunBusy(lock, PopLocked());
-    if (size_ == 0) idle_.notify_all();
+  WaitForLocked(lock, launched_);
+}
+
+std::shared_ptr<Stream> Stream::FromHandle(void* handle) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (handle == nullptr) {
+    if (r.default_stream == nullptr) r.default_stream = std::make_shared<Stream>();
+    return r.default_stream;
   }
+  const auto it = r.streams.find(static_cast<Stream*>(handle));
+  return it == r.streams.end() ? nullptr : it->second;
 }
 
-Stream* Stream::FromHandle(void* handle) {
-  if (handle == nullptr) return &DefaultStream();
-  std::lock_guard<std::mutex> lock(g_registry_mutex);
-  auto* s = static_cast<Stream*>(handle);
-  return Registry().count(s) != 0 ? s : nullptr;
-}
-
-Stream* Stream::Create() {
-  auto* s = new Stream;
-  std::lock_guard<std::mutex> lock(g_registry_mutex);
-  Registry().insert(s);
-  return s;
+void* Stream::Create() {
+  auto stream = std::make_shared<Stream>();
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.streams.emplace(stream.get(), stream);
+  return stream.get();
 }
 
 bool Stream::Destroy(void* handle) {
-  auto* s = static_cast<Stream*>(handle);
+  if (handle == nullptr) return false;
+  std::shared_ptr<Stream> stream;
   {
-    std::lock_guard<std::mutex> lock(g_registry_mutex);
-    if (handle == nullptr || Registry().erase(s) == 0) return false;
+    Registry& r = GetRegistry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    const auto it = r.streams.find(static_cast<Stream*>(handle));
+    if (it == r.streams.end()) return false;
+    stream = std::move(it->second);
+    r.streams.erase(it);
   }
-  delete s;
-  return true;
+  stream->Synchronize();
+  return true;  // the last reference (this one, or a launcher's) stops the stream's thread
 }
 
 void Stream::SynchronizeAll() {
-  DefaultStream().Synchronize();
-  std::lock_guard<std::mutex> lock(g_registry_mutex);
-  for (Stream* s : Registry()) s->Synchronize();
+  // The launch count of every stream is read first, then each is waited for: launches made
+  // after the call, on any stream, are not waited for.
+  std::vector<std::pair<std::shared_ptr<Stream>, uint64_t>> targets;
+  {
+    Registry& r = GetRegistry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    targets.reserve(r.streams.size() + 1);  // the only allocation: a throw changes nothing
+    if (r.default_stream != nullptr) targets.emplace_back(r.default_stream, 0);
+    for (const auto& [handle, stream] : r.streams) targets.emplace_back(stream, 0);
+    for (auto& [stream, target] : targets) {
+      std::lock_guard<std::mutex> stream_lock(stream->mutex_);
+      target = stream->launched_;
+    }
+  }
+  for (auto& [stream, target] : targets) {
+    std::unique_lock<std::mutex> lock(stream->mutex_);
+    stream->WaitForLocked(lock, target);
+  }
 }
+
+void Stream::DestroyAll() {
+  std::vector<std::shared_ptr<Stream>> streams;
+  std::shared_ptr<Stream> default_stream;
+  {
+    Registry& r = GetRegistry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    streams.reserve(r.streams.size());  // the only allocation: a throw changes nothing
+    for (auto& [handle, stream] : r.streams) streams.push_back(std::move(stream));
+    r.streams.clear();
+    default_stream = r.default_stream;
+  }
+  for (auto& stream : streams) stream->Synchronize();
+  streams.clear();  // joins the threads of the streams nobody else holds
+  if (default_stream != nullptr) default_stream->StopThread();
+}
+
+void Stream::DiscardQueuedLocked() noexcept {
+  while (size_ != 0) {
+    StreamWork dropped = PopLocked();
+    ++finished_;  // counted as finished, so that no synchronize waits for it
+  }
+  progress_.notify_all();
+}
+
+void Stream::AtExit() noexcept {
+  g_exiting.store(true, std::memory_order_release);
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto quiesce = [](Stream& s) {
+    std::unique_lock<std::mutex> stream_lock(s.mutex_);
+    s.DiscardQueuedLocked();
+    s.progress_.wait(stream_lock, [&s] { return !s.busy_; });
+  };
+  if (r.default_stream != nullptr) quiesce(*r.default_stream);
+  for (auto& [handle, stream] : r.streams) quiesce(*stream);
+}
+
+void Stream::LockIdleForFork() noexcept {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (size_ != 0 || busy_) WaitForLocked(lock, launched_);
+  lock.release();  // held across fork(); released by the parent, re-made by the child
+}
+
+void Stream::PrepareFork() noexcept {
+  Registry& r = GetRegistry();
+  r.mutex.lock();
+  if (r.default_stream != nullptr) r.default_stream->LockIdleForFork();
+  for (auto& [handle, stream] : r.streams) stream->LockIdleForFork();
+  ThreadPool::Instance().PrepareFork();
+  LockForkLocks();
+}
+
+void Stream::ParentAfterFork() noexcept {
+  UnlockForkLocks();
+  ThreadPool::Instance().ParentAfterFork();
+  Registry& r = GetRegistry();
+  for (auto& [handle, stream] : r.streams) stream->mutex_.unlock();
+  if (r.default_stream != nullptr) r.default_stream->mutex_.unlock();
+  r.mutex.unlock();
+}
+
+void Stream::ChildAfterFork() noexcept {
+  ResetForkLocksInChild();
+  ThreadPool::Instance().ChildAfterFork();
+  Registry& r = GetRegistry();
+  auto reset = [](Stream& s) {
+    // The parent's dispatcher thread does not exist here: forget its handle without joining it
+    // (the stream is idle: PrepareFork waited for that) and re-make the locks the fork held.
+    new (&s.thread_) std::thread();
+    new (&s.mutex_) std::mutex();
+    new (&s.wake_) std::condition_variable();
+    new (&s.progress_) std::condition_variable();
+  };
+  for (auto& [handle, stream] : r.streams) reset(*stream);
+  if (r.default_stream != nullptr) reset(*r.default_stream);
+  new (&r.mutex) std::mutex();
+}
+
+void Stream::InstallProcessHandlers() noexcept {
+  static const bool installed = [] {
+    return pthread_atfork(&Stream::PrepareFork, &Stream::ParentAfterFork, &Stream::ChildAfterFork) == 0;
+  }();
+  (void)installed;
+}
+
+namespace {
+// The fork handlers are installed when the library is loaded, before any thread of it exists.
+const bool g_process_handlers = (Stream::InstallProcessHandlers(), true);
+}  // namespace
 
 }  // namespace aclnn_cpu

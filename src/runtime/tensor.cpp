@@ -1,11 +1,16 @@
 #include "runtime/tensor.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
+#include <mutex>
 #include <new>
+#include <unordered_set>
+#include <utility>
 
 #include "common/dtype.h"
 #include "common/error.h"
+#include "runtime/fork_locks.h"
 
 using aclnn_cpu::CheckedNumel;
 using aclnn_cpu::DimVector;
@@ -20,7 +25,46 @@ char* aclTensor::first_element() const {
 size_t aclTensor::element_size() const { return aclnn_cpu::DTypeSize(dtype); }
 
 namespace aclnn_cpu {
-bool IsLiveTensor(const aclTensor* t) { return t != nullptr && t->magic == aclTensor::kMagic; }
+namespace {
+
+// Note [Tensor handles]
+// An aclTensor* is an address, so liveness is decided by looking it up in a set of the live
+// tensors, never by reading the object (a destroyed one is freed memory: reading it is undefined,
+// and a marker in it proves nothing once the allocator reuses the block). A destroyed tensor is
+// not freed at once: it waits in a FIFO quarantine of kQuarantine tensors, so the next tensors
+// created get other addresses and a stale handle of a recently destroyed tensor is reported as
+// destroyed instead of being taken for a new tensor that happens to reuse its address. (After
+// kQuarantine further destroys its address may be reused, as with any pointer handle.)
+constexpr size_t kQuarantine = 1024;
+
+struct TensorRegistry {
+  std::mutex mutex;
+  std::unordered_set<const aclTensor*> live;
+  std::array<aclTensor*, kQuarantine> quarantine{};  // ring of destroyed tensors not yet freed
+  size_t next = 0;
+};
+TensorRegistry& Registry() {
+  static auto* registry = new TensorRegistry;  // leaked: tensors may be destroyed during exit
+  return *registry;
+}
+const bool g_fork_lock = (RegisterForkLock(&Registry().mutex), true);
+
+}  // namespace
+
+bool IsLiveTensor(const aclTensor* t) {
+  const aclTensor* one[] = {t};
+  return t != nullptr && FirstDeadTensor(one) < 0;
+}
+
+int FirstDeadTensor(std::span<const aclTensor* const> tensors) {
+  TensorRegistry& r = Registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i] != nullptr && r.live.count(tensors[i]) == 0) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 }  // namespace aclnn_cpu
 
 namespace {
@@ -32,11 +76,10 @@ aclTensor* FailTensor(auto... parts) {
 
 }  // namespace
 
-extern "C" ACL_FUNC_VISIBILITY aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum,
-                                                          aclDataType dataType, const int64_t* stride,
-                                                          int64_t offset, aclFormat format,
-                                                          const int64_t* storageDims,
-                                                          uint64_t storageDimsNum, void* tensorData) {
+namespace {
+aclTensor* CreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDataType dataType, const int64_t* stride,
+                        int64_t offset, aclFormat format, const int64_t* storageDims, uint64_t storageDimsNum,
+                        void* tensorData) {
   if (viewDimsNum > static_cast<uint64_t>(kMaxTensorRank)) {
     return FailTensor("viewDimsNum ", viewDimsNum, " exceeds the maximum of ", kMaxTensorRank);
   }
@@ -109,6 +152,14 @@ extern "C" ACL_FUNC_VISIBILITY aclTensor* aclCreateTensor(const int64_t* viewDim
 
   auto* t = new (std::nothrow) aclTensor;
   if (t == nullptr) return FailTensor("out of memory");
+  try {
+    auto& r = aclnn_cpu::Registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.live.insert(t);
+  } catch (const std::bad_alloc&) {
+    delete t;
+    return FailTensor("out of memory");
+  }
   t->dtype = dataType;
   t->format = format;
   t->dims = dims;
@@ -120,11 +171,35 @@ extern "C" ACL_FUNC_VISIBILITY aclTensor* aclCreateTensor(const int64_t* viewDim
   t->data = tensorData;
   return t;
 }
+}  // namespace
+
+extern "C" ACL_FUNC_VISIBILITY aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum,
+                                                          aclDataType dataType, const int64_t* stride,
+                                                          int64_t offset, aclFormat format,
+                                                          const int64_t* storageDims,
+                                                          uint64_t storageDimsNum, void* tensorData) {
+  try {  // see Note [No exceptions across the C API]
+    return CreateTensor(viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum,
+                        tensorData);
+  } catch (...) {  // only std::bad_alloc can come here (a message being formatted)
+    aclnn_cpu::SetStaticRecentError("aclCreateTensor: out of memory");
+    return nullptr;
+  }
+}
 
 extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensor(const aclTensor* tensor) {
   if (tensor == nullptr) return ACLNN_SUCCESS;
-  auto* t = const_cast<aclTensor*>(tensor);
-  t->magic = 0;
-  delete t;
+  aclTensor* evicted = nullptr;
+  {
+    auto& r = aclnn_cpu::Registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (r.live.erase(tensor) == 0) {
+      return Fail(ACLNN_ERR_PARAM_INVALID,
+                  "aclDestroyTensor: tensor is not a live tensor (already destroyed, or not made by aclCreateTensor)");
+    }
+    evicted = std::exchange(r.quarantine[r.next], const_cast<aclTensor*>(tensor));
+    r.next = (r.next + 1) % r.quarantine.size();
+  }
+  delete evicted;  // see Note [Tensor handles]
   return ACLNN_SUCCESS;
 }

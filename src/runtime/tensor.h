@@ -2,14 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "aclnn/acl_meta.h"
 #include "common/shape.h"
 
 struct aclTensor {
-  /// Set while the tensor is alive; cleared on destruction to catch use after destroy.
-  static constexpr uint64_t kMagic = 0x41434c54454e534full;  // "ACLTENSO"
-  uint64_t magic = kMagic;
   aclDataType dtype = ACL_DT_UNDEFINED;
   aclFormat format = ACL_FORMAT_ND;
   aclnn_cpu::DimVector dims;     ///< view shape
@@ -26,6 +24,10 @@ struct aclTensor {
 };
 
 namespace aclnn_cpu {
-/// Whether @p t points at a live tensor made by aclCreateTensor (a cheap sanity check only).
+/// Whether @p t is a tensor made by aclCreateTensor and not destroyed since. Looks the pointer up
+/// in the registry of live tensors and never reads *t (see Note [Tensor handles]).
 bool IsLiveTensor(const aclTensor* t);
+/// The index of the first of @p tensors that is neither null nor live, or -1: one registry lookup
+/// for all the operands of a call.
+int FirstDeadTensor(std::span<const aclTensor* const> tensors);
 }  // namespace aclnn_cpu

@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <cstdlib>
+#include <new>
 #include <string>
 
 namespace aclnn_cpu {
@@ -21,7 +22,6 @@ namespace {
 // Spin iterations before sleeping: about tens of microseconds, enough to catch back-to-back
 // launches without burning a core of a 2-core machine when the device is idle.
 constexpr int kSpinIterations = 4000;
-constexpr int kMaxThreads = 1024;
 
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -31,16 +31,11 @@ inline void CpuRelax() {
 }  // namespace
 
 ThreadPool& ThreadPool::Instance() {
-  static ThreadPool pool;
-  return pool;
+  static auto* pool = new ThreadPool;  // leaked on purpose: see Note [Exit and fork]
+  return *pool;
 }
 
 ThreadPool::ThreadPool() : num_threads_(DefaultNumThreads()) {}
-
-ThreadPool::~ThreadPool() {
-  std::lock_guard<std::mutex> lock(run_mutex_);
-  Resize(0);
-}
 
 int ThreadPool::DefaultNumThreads() {
   if (const char* env = std::getenv("ACLNN_CPU_NUM_THREADS")) {
@@ -59,24 +54,78 @@ int ThreadPool::DefaultNumThreads() {
 }
 
 void ThreadPool::SetNumThreads(int n) {
-  num_threads_.store(n < 1 ? 1 : (n > kMaxThreads ? kMaxThreads : n), std::memory_order_relaxed);
+  n = n < 1 ? 1 : (n > kMaxThreads ? kMaxThreads : n);
+  std::lock_guard<std::mutex> lock(run_mutex_);
+  Resize(n - 1);  // throws with the workers as they were; the count is then unchanged too
+  num_threads_.store(n, std::memory_order_relaxed);
+  failed_count_.store(-1, std::memory_order_relaxed);
+}
+
+void ThreadPool::EnsureWorkers() {
+  if (worker_count_.load(std::memory_order_acquire) == NumThreads() - 1) return;
+  std::lock_guard<std::mutex> lock(run_mutex_);
+  Resize(NumThreads() - 1);
+  failed_count_.store(-1, std::memory_order_relaxed);
+}
+
+void ThreadPool::Shutdown() noexcept {
+  std::lock_guard<std::mutex> lock(run_mutex_);
+  StopWorkersFrom(0);
+}
+
+void ThreadPool::StopWorkersFrom(int keep) noexcept {
+  if (static_cast<int>(workers_.size()) <= keep) return;
+  active_workers_.store(keep, std::memory_order_release);
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+  generation_.notify_all();
+  for (size_t i = static_cast<size_t>(keep); i < workers_.size(); ++i) workers_[i].join();
+  workers_.erase(workers_.begin() + keep, workers_.end());
+  worker_count_.store(keep, std::memory_order_release);
 }
 
 void ThreadPool::Resize(int workers) {
-  if (static_cast<int>(workers_.size()) == workers) return;
-  if (!workers_.empty()) {
-    stop_.store(true, std::memory_order_release);
-    generation_.fetch_add(1, std::memory_order_acq_rel);
-    generation_.notify_all();
-    for (auto& t : workers_) t.join();
-    workers_.clear();
-    stop_.store(false, std::memory_order_release);
+  const int have = static_cast<int>(workers_.size());
+  if (workers <= have) {
+    StopWorkersFrom(workers);
+    return;
   }
-  workers_.reserve(static_cast<size_t>(workers));
+  workers_.reserve(static_cast<size_t>(workers));  // bad_alloc here changes nothing
+  active_workers_.store(workers, std::memory_order_release);
   // A worker compares against the generation as of its creation, not as of its first run: a stop
   // or launch published before the new thread first runs must still count as a change.
   const uint64_t generation = generation_.load(std::memory_order_acquire);
-  for (int i = 0; i < workers; ++i) workers_.emplace_back([this, generation] { WorkerLoop(generation); });
+  try {
+    for (int i = have; i < workers; ++i) {
+      workers_.emplace_back([this, i, generation] { WorkerLoop(i, generation); });
+    }
+  } catch (...) {  // a thread could not be started: stop the ones this call started
+    StopWorkersFrom(have);
+    throw;
+  }
+  worker_count_.store(workers, std::memory_order_release);
+}
+
+void ThreadPool::PrepareFork() noexcept {
+  run_mutex_.lock();  // waits for a running launch
+  job_mutex_.lock();
+}
+
+void ThreadPool::ParentAfterFork() noexcept {
+  job_mutex_.unlock();
+  run_mutex_.unlock();
+}
+
+void ThreadPool::ChildAfterFork() noexcept {
+  // The child has none of the parent's workers: forget their handles without joining or
+  // destroying them (either would be undefined for threads that do not exist here; the vector's
+  // buffer is leaked), and start from a fresh, unlocked state.
+  new (&workers_) std::vector<std::thread>();
+  worker_count_.store(0, std::memory_order_relaxed);
+  active_workers_.store(0, std::memory_order_relaxed);
+  failed_count_.store(-1, std::memory_order_relaxed);
+  job_ = nullptr;
+  new (&job_mutex_) std::mutex();
+  new (&run_mutex_) std::mutex();
 }
 
 void ThreadPool::RunBlocks(Job& job) {
@@ -90,7 +139,7 @@ void ThreadPool::RunBlocks(Job& job) {
   }
 }
 
-void ThreadPool::WorkerLoop(uint64_t seen) {
+void ThreadPool::WorkerLoop(int index, uint64_t seen) {
   for (;;) {
     uint64_t now = seen;
     for (int spin = 0; spin < kSpinIterations; ++spin) {
@@ -103,7 +152,7 @@ void ThreadPool::WorkerLoop(uint64_t seen) {
       now = generation_.load(std::memory_order_acquire);
     }
     seen = now;
-    if (stop_.load(std::memory_order_acquire)) return;
+    if (index >= active_workers_.load(std::memory_order_acquire)) return;
     Job* job = nullptr;
     {
       std::lock_guard<std::mutex> lock(job_mutex_);
@@ -130,7 +179,7 @@ static void WaitUntil(std::atomic<T>& value, T expected) {
   }
 }
 
-void ThreadPool::Run(int64_t num_blocks, BlockFn fn, const void* context) {
+void ThreadPool::Run(int64_t num_blocks, BlockFn fn, const void* context) noexcept {
   if (num_blocks <= 0) return;
   if (num_blocks == 1 || NumThreads() == 1) {
     for (int64_t b = 0; b < num_blocks; ++b) fn(context, b);
@@ -141,7 +190,22 @@ void ThreadPool::Run(int64_t num_blocks, BlockFn fn, const void* context) {
     for (int64_t b = 0; b < num_blocks; ++b) fn(context, b);
     return;
   }
-  Resize(NumThreads() - 1);
+  // The second phase starts the workers (EnsureWorkers) and reports when it cannot; here a
+  // mismatch (first use by a caller that did not ensure them, a count changed meanwhile) is
+  // repaired best effort, and a launch runs on whatever workers there are.
+  const int wanted = NumThreads();
+  if (worker_count_.load(std::memory_order_relaxed) != wanted - 1 &&
+      failed_count_.load(std::memory_order_relaxed) != wanted) {
+    try {
+      Resize(wanted - 1);
+    } catch (...) {
+      failed_count_.store(wanted, std::memory_order_relaxed);  // do not retry at every launch
+    }
+  }
+  if (workers_.empty()) {
+    for (int64_t b = 0; b < num_blocks; ++b) fn(context, b);
+    return;
+  }
   Job job;
   job.fn = fn;
   job.context = context;

@@ -195,7 +195,9 @@ TEST(HostileSizes, FirstPhaseOnViewsPastTwoToThe31IsPlannedWith64BitCounts) {
   // elements; it is never written because the executor is destroyed unrun.
   const int64_t rows = ((int64_t{1} << 33) + 3) / 3 + 1;
   const CreateArgs input{{rows, 3}, {0, 0}, 0, {1}, ACL_FLOAT16};
-  const CreateArgs out{{rows, 3}, {}, 0, {rows * 3}, ACL_FLOAT16};
+  // out starts past the inputs' element: it claims more storage than exists, but it must not
+  // overlap an input (which the first phase refuses).
+  const CreateArgs out{{rows, 3}, {}, 0, {rows * 3}, ACL_FLOAT16, g_bytes + 128};
   const HugeProblem h({{}, {}, 0, {1}, ACL_FLOAT16}, input, input, out);
   for (int64_t reduction : {0, 1, 2}) {
     uint64_t ws = 0;

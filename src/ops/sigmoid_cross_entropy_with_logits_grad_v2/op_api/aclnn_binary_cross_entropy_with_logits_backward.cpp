@@ -10,6 +10,7 @@
 
 #include "common/dtype.h"
 #include "common/error.h"
+#include "common/overlap.h"
 #include "common/strided_iter.h"
 #include "op_host/platform_info.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_def.h"
@@ -43,11 +44,12 @@ aclnnStatus CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, con
 }
 
 aclnnStatus CheckLive(std::span<const NamedTensor> tensors) {
-  for (const auto& t : tensors) {
-    if (t.tensor != nullptr && !IsLiveTensor(t.tensor)) {
-      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", t.name,
-                  " is not a live tensor made by aclCreateTensor");
-    }
+  std::array<const aclTensor*, kOperandCount> handles{};
+  for (size_t i = 0; i < tensors.size() && i < handles.size(); ++i) handles[i] = tensors[i].tensor;
+  const int dead = FirstDeadTensor(std::span<const aclTensor* const>(handles.data(), tensors.size()));
+  if (dead >= 0) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", tensors[static_cast<size_t>(dead)].name,
+                " is not a live tensor (destroyed, or not made by aclCreateTensor)");
   }
   return ACLNN_SUCCESS;
 }
@@ -78,58 +80,18 @@ aclnnStatus CheckDTypes(std::span<const NamedTensor> tensors, const aclTensor* t
 
 aclnnStatus CheckFormats(const aclTensor* self, const aclTensor* target, const aclTensor* out) {
   if (target->format != self->format) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": target format ", static_cast<int>(target->format),
-                " must equal self format ", static_cast<int>(self->format));
+    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": target format ", FormatName(target->format),
+                " must equal self format ", FormatName(self->format));
   }
   if (out->format != self->format) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out format ", static_cast<int>(out->format),
-                " must equal self format ", static_cast<int>(self->format));
+    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out format ", FormatName(out->format),
+                " must equal self format ", FormatName(self->format));
   }
   return ACLNN_SUCCESS;
 }
 
-/// Largest view whose self-overlap is decided by listing its element offsets when the quick test
-/// cannot decide (interleaved strides): 2^20 offsets, 8 MiB, once per first phase.
-constexpr int64_t kMaxOverlapListing = int64_t{1} << 20;
-
-enum class Overlap { kNone, kShared, kUndecided };
-
-/// Whether two elements of the view share a storage element. Quick, sufficient test first:
-/// sorted by stride, each dim's stride exceeds the span of all smaller-stride dims. Otherwise a
-/// stride 0 over a dim of size > 1 is a certain overlap, and small views are decided exactly by
-/// listing their offsets (interleaved strides such as [2, 3] over [3, 2] share nothing).
-Overlap SelfOverlap(const aclTensor& t) {
-  if (t.numel <= 1) return Overlap::kNone;
-  std::array<std::pair<int64_t, int64_t>, kMaxTensorRank> dims{};  // (stride, size)
-  int n = 0;
-  for (int i = 0; i < t.dims.rank; ++i) {
-    if (t.dims.v[i] != 1) dims[n++] = {t.strides.v[i], t.dims.v[i]};
-  }
-  std::sort(dims.begin(), dims.begin() + n);
-  int64_t span = 0;  // highest offset reachable with the dims so far
-  bool separated = true;
-  for (int i = 0; i < n; ++i) {
-    if (dims[i].first == 0) return Overlap::kShared;
-    if (dims[i].first <= span) separated = false;
-    span += (dims[i].second - 1) * dims[i].first;
-  }
-  if (separated) return Overlap::kNone;
-  if (t.numel > kMaxOverlapListing) return Overlap::kUndecided;
-  std::vector<int64_t> offsets;
-  offsets.reserve(static_cast<size_t>(t.numel));
-  std::array<int64_t, kMaxTensorRank> index{};
-  for (int64_t e = 0; e < t.numel; ++e) {
-    int64_t off = 0;
-    for (int i = 0; i < n; ++i) off += index[i] * dims[i].first;
-    offsets.push_back(off);
-    for (int i = 0; i < n && ++index[i] == dims[i].second; ++i) index[i] = 0;
-  }
-  std::sort(offsets.begin(), offsets.end());
-  return std::adjacent_find(offsets.begin(), offsets.end()) == offsets.end() ? Overlap::kNone : Overlap::kShared;
-}
-
 aclnnStatus CheckShapes(const aclTensor* self, std::span<const NamedTensor> same_shape,
-                        std::span<const NamedTensor> broadcast, const aclTensor* out) {
+                        std::span<const NamedTensor> broadcast) {
   if (self->numel == 0) return ACLNN_SUCCESS;  // SPEC §3.5: the shape rule is waived for an empty self
   for (const auto& t : same_shape) {
     if (!(t.tensor->dims == self->dims)) {
@@ -145,15 +107,57 @@ aclnnStatus CheckShapes(const aclTensor* self, std::span<const NamedTensor> same
                   " must broadcast to self shape ", FormatDims(self->dims.span()));
     }
   }
-  switch (SelfOverlap(*out)) {
+  return ACLNN_SUCCESS;
+}
+
+MemoryView ViewOf(const aclTensor& t) {
+  return {t.first_element(), static_cast<int64_t>(t.element_size()), t.dims.span(), t.strides.span()};
+}
+
+// Note [Aliasing]
+// out is written element by element while the inputs are read, so out must not share memory with
+// itself, and it may share memory with an input only as the very same view (in place). That is
+// safe for every input, not only self and gradOutput: each out element depends only on the inputs
+// at its own index, and every path reads an element's inputs before it writes the element (a
+// kDirect or kRowDirect chunk is loaded before it is stored, a partial chunk is copied into a
+// buffer first, kStaged inputs are gathered before the tile is computed and out is scattered
+// after it, a kConstant input is read once per block, and an identical view of an input is
+// classified like out or both are staged). Any other overlap would make results depend on the
+// order and timing of the blocks, so it is refused, as PyTorch does. The decision is exact
+// (common/overlap.h); where its bounded search gives up, the call is refused too.
+
+/// SPEC §3.5, after the shape rules and for a non-empty self only: out's elements are distinct
+/// (InternalOverlap), and out is either the same view as an input or shares no byte with it.
+aclnnStatus CheckOutMemory(const aclTensor* out, std::span<const NamedTensor> inputs) {
+  const MemoryView out_view = ViewOf(*out);
+  switch (InternalOverlap(out_view)) {
     case Overlap::kNone: break;
     case Overlap::kShared:
       return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out view (stride ", FormatDims(out->strides.span()),
                   ") has elements that share memory; out must be writable element by element");
     case Overlap::kUndecided:
       return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out view (shape ", FormatDims(out->dims.span()),
-                  ", stride ", FormatDims(out->strides.span()), ") interleaves its strides over more than ",
-                  kMaxOverlapListing, " elements, so that no shared memory cannot be proven; use a view whose strides nest");
+                  ", stride ", FormatDims(out->strides.span()),
+                  ") interleaves its strides so that the limit of ", kMaxOverlapSearchSteps,
+                  " search steps passes before it is proven that no two elements share memory; use a view whose "
+                  "strides nest");
+  }
+  for (const auto& t : inputs) {
+    if (t.tensor == nullptr) continue;
+    const MemoryView view = ViewOf(*t.tensor);
+    if (SameView(out_view, view)) continue;  // in place: see Note [Aliasing]
+    switch (MutualOverlap(out_view, view)) {
+      case Overlap::kNone: break;
+      case Overlap::kShared:
+        return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out overlaps ", t.name,
+                    " in memory but is not the same view; out must not partially overlap an input (it may be "
+                    "the same view as one, for an in-place call)");
+      case Overlap::kUndecided:
+        return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out and ", t.name,
+                    " interleave in memory and the limit of ", kMaxOverlapSearchSteps,
+                    " search steps passes before it is proven that they share no byte; out must not partially "
+                    "overlap an input");
+    }
   }
   return ACLNN_SUCCESS;
 }
@@ -253,10 +257,10 @@ aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDat
 using namespace aclnn_cpu;
 using namespace aclnn_cpu::bce_grad;
 
-extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
-    const aclTensor* gradOutput, const aclTensor* self, const aclTensor* target, const aclTensor* weightOptional,
-    const aclTensor* posWeightOptional, int64_t reduction, aclTensor* out, uint64_t* workspaceSize,
-    aclOpExecutor** executor) {
+namespace {
+aclnnStatus GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* target,
+                             const aclTensor* weightOptional, const aclTensor* posWeightOptional, int64_t reduction,
+                             aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor) {
   // 1. required pointers
   if (aclnnStatus s = CheckNotNull(gradOutput, self, target, out, workspaceSize, executor)) return s;
   const NamedTensor all[] = {{"gradOutput", gradOutput},   {"self", self},
@@ -271,7 +275,12 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsBack
   const NamedTensor broadcast[] = {{"gradOutput", gradOutput},
                                    {"weightOptional", weightOptional},
                                    {"posWeightOptional", posWeightOptional}};
-  if (aclnnStatus s = CheckShapes(self, same_shape, broadcast, out)) return s;
+  if (aclnnStatus s = CheckShapes(self, same_shape, broadcast)) return s;
+  const NamedTensor inputs[] = {{"gradOutput", gradOutput}, {"self", self}, {"target", target},
+                                {"weightOptional", weightOptional}, {"posWeightOptional", posWeightOptional}};
+  if (self->numel != 0) {  // SPEC §3.5: waived for an empty self, as the shape rule is
+    if (aclnnStatus s = CheckOutMemory(out, inputs)) return s;
+  }
   const auto reduction_type = FromAclnnReduction(reduction);
   if (!reduction_type) {
     return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": reduction ", reduction,
@@ -287,17 +296,29 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsBack
                 " cannot be cast to out dtype ", DTypeName(out->dtype));
   }
 
-  auto plan = std::shared_ptr<BcePlan>(new (std::nothrow) BcePlan);
-  if (plan == nullptr) return Fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, kFirstPhase, ": out of memory");
+  auto plan = std::make_shared<BcePlan>();  // std::bad_alloc: see the guard below
   if (self->numel != 0) {
     const aclTensor* const tensors[kOperandCount] = {self, target, gradOutput, weightOptional, posWeightOptional, out};
     if (aclnnStatus s = BuildLaunch(tensors, promoted, *reduction_type, *plan)) return s;
   }
   aclOpExecutor* e = CreateExecutor(plan);
-  if (e == nullptr) return Fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, kFirstPhase, ": out of memory");
+  if (e == nullptr) return Fail(ACLNN_ERR_RUNTIME_ERROR, kFirstPhase, ": out of memory");
   *workspaceSize = plan->WorkspaceSize();
   *executor = e;
   return ACLNN_SUCCESS;
+}
+}  // namespace
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
+    const aclTensor* gradOutput, const aclTensor* self, const aclTensor* target, const aclTensor* weightOptional,
+    const aclTensor* posWeightOptional, int64_t reduction, aclTensor* out, uint64_t* workspaceSize,
+    aclOpExecutor** executor) {
+  // Out of memory (the plan, the executor's registry) gives ACLNN_ERR_RUNTIME_ERROR and leaves
+  // *executor unset; see Note [No exceptions across the C API].
+  return Guarded(kFirstPhase, ExceptionCodes<aclnnStatus>{ACLNN_ERR_RUNTIME_ERROR, ACLNN_ERR_RUNTIME_ERROR}, [&] {
+    return GetWorkspaceSize(gradOutput, self, target, weightOptional, posWeightOptional, reduction, out,
+                            workspaceSize, executor);
+  });
 }
 
 extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackward(void* workspace,
