@@ -121,10 +121,14 @@ bool SynchronizeReturnsWhileAnotherThreadKeepsLaunching(aclrtStream stream, aclE
   std::atomic<bool> synchronized{false};
   std::atomic<bool> gave_up{false};  // the launcher stopped on its own: the synchronize waited for it
   std::atomic<int64_t> launches{0};
+  // The synchronize waits for at most the queue's capacity of earlier launches, and meanwhile the
+  // launcher (blocked by the full queue) makes about as many: far fewer than the cap, whatever the
+  // machine's speed or the sanitizer's slowdown. A synchronize that waits for the launcher to stop
+  // lets it reach the cap.
+  constexpr int64_t kCap = 16 * static_cast<int64_t>(aclnn_cpu::Stream::kQueueCapacity);
   std::thread launcher([&] {
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
     while (!synchronized.load()) {
-      if (std::chrono::steady_clock::now() > deadline) {
+      if (launches.load() >= kCap) {
         gave_up = true;
         break;
       }
