@@ -355,8 +355,10 @@ BCE_OP_SEEDS.update({
     "not_a_stream": bce_op(33, 0, [2, 2], uniform("fp32"), stream="not_a_stream"),
     # out and the inputs' memory (Note [Aliasing]).
     "out_shifted_one_element_over_self": bce_op(34, 0, [4, 4], uniform("fp32"), share="own_view", shift=4),
-    "out_shifted_two_bytes_over_target": bce_op(35, 0, [4, 4], uniform("fp32"), share="own_view",
-                                                share_slot="target", shift=2),
+    "out_shifted_one_element_over_target": bce_op(35, 0, [4, 4], uniform("fp32"), share="own_view",
+                                                  share_slot="target", shift=4),
+    "fp32_out_over_half_of_fp16_self": bce_op(43, 0, [2, 3], dict(uniform("fp32"), self={"dtype": "fp16"}),
+                                              share="own_view", shift=4),
     "out_after_self_in_one_buffer": bce_op(36, 1, [2, 2], uniform("fp32"), share="own_view", shift=16),
     "out_same_view_as_target": bce_op(37, 0, [4, 5], uniform("bf16"), share="same_view", share_slot="target"),
     "out_same_view_as_weight": bce_op(38, 2, [4, 5], with_optional(uniform("fp16"), {"dtype": "fp16", "shape": "same"}),
