@@ -68,17 +68,7 @@ std::once_flag g_atexit_once;
 
 Stream::Stream() : ring_(kQueueCapacity) {}
 
-Stream::~Stream() {
-  std::thread thread;
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    WaitForLocked(lock, launched_);
-    ++epoch_;
-    thread = std::move(thread_);
-  }
-  wake_.notify_all();
-  if (thread.joinable()) thread.join();
-}
+Stream::~Stream() { StopThread(); }
 
 void Stream::StopThread() noexcept {
   std::thread thread;
