@@ -36,13 +36,13 @@ class GatePlan final : public aclnn_cpu::LaunchPlan {
   uint64_t WorkspaceBytesPerBlock() const override { return workspace_bytes_; }
   bool RunInlineIfIdle() const override { return false; }
   void RunBlock(uint64_t, void* workspace) const override {
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      ++entered_;
-      entered_cv_.notify_all();
-      open_cv_.wait(lock, [this] { return open_; });
-    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    ++entered_;
+    entered_cv_.notify_all();
+    open_cv_.wait(lock, [this] { return open_; });
     // Touch the workspace after the gate, so that a free that did not wait is a use after free.
+    // Under the lock: launches on two streams may share one workspace in a test, and their writes
+    // must not race each other (only a free that did not wait should be reported).
     if (workspace_bytes_ != 0) std::memset(workspace, 0x5a, workspace_bytes_);
     runs_.fetch_add(1, std::memory_order_acq_rel);
   }
@@ -248,6 +248,13 @@ TEST(FreeWhileQueued, FreeWaitsForTheLaunchesThatUseTheMemory) {
 // aclrtResetDevice destroys the streams still alive and stops the runtime's threads.
 // ---------------------------------------------------------------------------------------------
 int ThreadCount() {
+  // A sanitizer runtime starts a background thread of its own at the process's first thread
+  // start (TSan does); start and join one first so that it is counted in every baseline.
+  static const bool sanitizer_threads_started = [] {
+    std::thread([] {}).join();
+    return true;
+  }();
+  (void)sanitizer_threads_started;
   int n = 0;
   if (DIR* d = opendir("/proc/self/task")) {
     while (dirent* entry = readdir(d)) n += entry->d_name[0] != '.';
@@ -262,22 +269,26 @@ TEST(DeviceReset, DestroysTheStreamsStillAliveAndStopsTheirThreads) {
   ASSERT_EQ(aclnnCpuSetNumThreads(3), ACL_SUCCESS);
   aclrtStream streams[2] = {nullptr, nullptr};
   for (auto& s : streams) ASSERT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
-  QueuedProblem p;
-  for (aclrtStream s : {streams[0], streams[1], static_cast<aclrtStream>(nullptr)}) {
-    ASSERT_EQ(p.Launch(s), ACLNN_SUCCESS);
-  }
+  // One problem per stream: launches on different streams are unordered, so they must not write
+  // the same out.
+  QueuedProblem problems[3];
+  const aclrtStream targets[3] = {streams[0], streams[1], nullptr};
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(problems[i].Launch(targets[i]), ACLNN_SUCCESS);
   EXPECT_GT(ThreadCount(), baseline);
   ASSERT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
   EXPECT_EQ(ThreadCount(), baseline) << "stream and worker threads outlived aclrtResetDevice";
   for (aclrtStream s : streams) {
     EXPECT_EQ(aclrtSynchronizeStream(s), ACL_ERROR_INVALID_PARAM) << "a reset destroys the streams";
     EXPECT_EQ(aclrtDestroyStream(s), ACL_ERROR_INVALID_PARAM);
-    EXPECT_EQ(p.Launch(s), ACLNN_ERR_PARAM_INVALID);
+    EXPECT_EQ(problems[0].Launch(s), ACLNN_ERR_PARAM_INVALID);
   }
-  // Every launch made before the reset ran: the result is the reference's.
-  const bce_test::Problem problem{&p.dout, &p.x, &p.y, nullptr, nullptr, 0, &p.out};
-  EXPECT_EQ(bce_test::CheckAgainstReference(problem).mismatches, 0);
+  // Every launch made before the reset ran: each result is the reference's.
+  for (QueuedProblem& p : problems) {
+    const bce_test::Problem problem{&p.dout, &p.x, &p.y, nullptr, nullptr, 0, &p.out};
+    EXPECT_EQ(bce_test::CheckAgainstReference(problem).mismatches, 0);
+  }
   // The device works again after a reset: the default stream and the pool start new threads.
+  QueuedProblem& p = problems[0];
   ASSERT_EQ(p.Launch(nullptr), ACLNN_SUCCESS);
   EXPECT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
   EXPECT_EQ(aclnnCpuSetNumThreads(0), ACL_SUCCESS);
