@@ -27,8 +27,10 @@ extern "C" {
 /// @param weightOptional    optional per-element weight broadcastable to self, or nullptr.
 /// @param posWeightOptional optional positive-class weight broadcastable to self, or nullptr.
 /// @param reduction         0 none, 1 mean, 2 sum (the forward's reduction).
-/// @param out               the gradient; shape and format of self, dtype of target; may alias
-///                          self or gradOutput exactly (same storage and view).
+/// @param out               the gradient; shape and format of self, dtype of target; its
+///                          elements must not share memory; it may be the very same view as any
+///                          input (in place: same first address, element size, sizes and strides
+///                          over the dims of size > 1) but must not overlap one in any other way.
 /// @param workspaceSize     receives the bytes of workspace the second phase needs.
 /// @param executor          receives the plan, consumed by the second phase.
 ///
@@ -36,7 +38,10 @@ extern "C" {
 /// non-null, else ACLNN_ERR_PARAM_NULLPTR; then ACLNN_ERR_PARAM_INVALID for (2) more than 8 dims,
 /// (3) a dtype outside {FLOAT, FLOAT16, BF16, DOUBLE} or out dtype != target dtype, (4) self,
 /// target and out formats not equal, (5) target or out shape != self shape, or gradOutput,
-/// weight, posWeight not broadcasting to self's shape (waived for an empty self), (6) reduction
+/// weight, posWeight not broadcasting to self's shape, then, for a non-empty self only, a
+/// non-empty tensor whose data address is not a multiple of its element size, an out whose
+/// elements share memory, or an out that overlaps an input without being the same view (decided
+/// exactly; a view pair whose proof needs more than 65536 search steps is rejected too), (6) reduction
 /// outside [0, 2], and a promoted dtype that cannot be cast to out's. Nothing is written on failure
 /// and aclGetRecentErrMsg() names the parameter and the rule. An empty self gives workspace 0.
 /// A tensor handle that is destroyed or was never made by aclCreateTensor gives

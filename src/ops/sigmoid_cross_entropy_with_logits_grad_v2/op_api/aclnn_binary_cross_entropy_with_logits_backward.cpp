@@ -162,6 +162,24 @@ aclnnStatus CheckOutMemory(const aclTensor* out, std::span<const NamedTensor> in
   return ACLNN_SUCCESS;
 }
 
+/// For a non-empty self: each present, non-empty tensor's data address is a multiple of its
+/// element size. The kernel reads single elements with typed loads (a broadcast scalar, a staged
+/// gather, a partial chunk), which a misaligned address makes undefined behaviour (and a fault
+/// where the compiler vectorizes them with aligned instructions); aclrtMalloc memory and any C++
+/// array of the element type are aligned.
+aclnnStatus CheckAlignment(std::span<const NamedTensor> tensors) {
+  for (const auto& t : tensors) {
+    if (t.tensor == nullptr || t.tensor->numel == 0) continue;
+    const auto address = reinterpret_cast<uintptr_t>(t.tensor->first_element());
+    if (address % t.tensor->element_size() != 0) {
+      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", t.name, " data address ",
+                  reinterpret_cast<const void*>(address), " is not aligned to its element size of ",
+                  t.tensor->element_size(), " bytes");
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
 /// The launch plan of one call: a KernelLaunch plus the runtime's view of it.
 class BcePlan final : public LaunchPlan {
  public:
@@ -279,6 +297,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
   const NamedTensor inputs[] = {{"gradOutput", gradOutput}, {"self", self}, {"target", target},
                                 {"weightOptional", weightOptional}, {"posWeightOptional", posWeightOptional}};
   if (self->numel != 0) {  // SPEC §3.5: waived for an empty self, as the shape rule is
+    if (aclnnStatus s = CheckAlignment(all)) return s;
     if (aclnnStatus s = CheckOutMemory(out, inputs)) return s;
   }
   const auto reduction_type = FromAclnnReduction(reduction);

@@ -333,12 +333,15 @@ struct Kernel {
     constexpr size_t kVectors = ChunkIo::kVectors;
     constexpr size_t kMaxChunk = HWY_MAX_BYTES / sizeof(C) * kVectors;
     const size_t chunk = hn::Lanes(d) * kVectors;
-    const T* HWY_RESTRICT x = static_cast<const T*>(io.predict);
-    const T* HWY_RESTRICT y = static_cast<const T*>(io.target);
-    const T* HWY_RESTRICT dout = static_cast<const T*>(io.dout);
-    const T* HWY_RESTRICT w = static_cast<const T*>(io.weight);
-    const T* HWY_RESTRICT pw = static_cast<const T*>(io.pos_weight);
-    T* g = static_cast<T*>(io.gradient);  // may alias predict or dout exactly
+    // No HWY_RESTRICT: the gradient may be the very same view as any input (in place, Note
+    // [Aliasing]), and restrict would make that undefined. Each chunk is loaded before it is
+    // stored, which is all the in-place call needs.
+    const T* x = static_cast<const T*>(io.predict);
+    const T* y = static_cast<const T*>(io.target);
+    const T* dout = static_cast<const T*>(io.dout);
+    const T* w = static_cast<const T*>(io.weight);
+    const T* pw = static_cast<const T*>(io.pos_weight);
+    T* g = static_cast<T*>(io.gradient);
     const V scale = hn::Set(d, static_cast<C>(scale_in));
 
     // A uniform dout, loaded once from a filled chunk through the usual load.

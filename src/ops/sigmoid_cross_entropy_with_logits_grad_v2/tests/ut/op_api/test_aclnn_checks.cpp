@@ -393,6 +393,73 @@ TEST_P(GoodReduction, IsAccepted) {
 INSTANTIATE_TEST_SUITE_P(FirstPhaseChecks, GoodReduction, ::testing::Values(0, 1, 2));
 
 // ---------------------------------------------------------------------------------------------
+// Memory: a non-empty tensor's data address is a multiple of its element size (typed loads).
+
+/// An aclTensor of shape kShape and @p dtype whose data starts @p byte_shift bytes into a
+/// tracked storage of 16 elements of @p dtype.
+class MisalignedTensor : public FirstPhaseChecks, public ::testing::WithParamInterface<Slot> {
+ protected:
+  aclTensor* Shifted(aclDataType dtype, int64_t byte_shift) {
+    TestTensor& storage = Extra({16}, dtype);
+    const int64_t storage_dims[1] = {6};
+    aclTensor* t = aclCreateTensor(kShape.data(), kShape.size(), dtype, nullptr, 0, ACL_FORMAT_ND, storage_dims, 1,
+                                   static_cast<char*>(storage.data()) + byte_shift);
+    EXPECT_NE(t, nullptr) << aclGetRecentErrMsg();
+    handles_.emplace_back(t);
+    return t;
+  }
+};
+
+TEST_P(MisalignedTensor, IsRejectedAndTheMessageStatesTheElementSize) {
+  RawCall c = Valid();
+  Put(c, GetParam(), Shifted(ACL_FLOAT, 2));
+  const std::string message = ExpectRejected(c, ACLNN_ERR_PARAM_INVALID, ParamName(GetParam()));
+  EXPECT_NE(message.find("not aligned to its element size of 4 bytes"), std::string::npos) << message;
+}
+
+TEST_P(MisalignedTensor, AnAddressThatIsAMultipleOfTheElementSizeIsAccepted) {
+  RawCall c = Valid();
+  Put(c, GetParam(), Shifted(ACL_FLOAT, 4));  // not 8-, 16- or 64-byte aligned: still accepted
+  ExpectAccepted(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(FirstPhaseChecks, MisalignedTensor,
+                         ::testing::Values(Slot::kGradOutput, Slot::kSelf, Slot::kTarget, Slot::kWeight,
+                                           Slot::kPosWeight, Slot::kOut),
+                         [](const auto& test_info) { return SlotTestName(test_info.param); });
+
+TEST_F(FirstPhaseChecks, AMisalignedHalfTensorIsRejectedAndAnEvenAddressAccepted) {
+  TestTensor& storage = Extra({16}, ACL_FLOAT16);
+  const int64_t storage_dims[1] = {6};
+  for (const int64_t shift : {1, 2}) {
+    TensorHandle t(aclCreateTensor(kShape.data(), kShape.size(), ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND,
+                                   storage_dims, 1, static_cast<char*>(storage.data()) + shift));
+    ASSERT_NE(t, nullptr) << aclGetRecentErrMsg();
+    RawCall c = Valid();
+    c.weight = t.get();
+    if (shift == 1) {
+      ExpectRejected(c, ACLNN_ERR_PARAM_INVALID, "weightOptional data address");
+    } else {
+      ExpectAccepted(c);
+    }
+  }
+}
+
+TEST_F(FirstPhaseChecks, AMisalignedAddressOfAnEmptySelfIsNotChecked) {
+  // Nothing is read or written for an empty self (SPEC §4), so no address matters.
+  const int64_t dims[2] = {0, 3};
+  char bytes[16] = {};
+  TensorHandle self(aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 2, bytes + 1));
+  ASSERT_NE(self, nullptr) << aclGetRecentErrMsg();
+  RawCall c;
+  c.grad_output = Extra({0, 3}).get();
+  c.self = self.get();
+  c.target = Extra({0, 3}).get();
+  c.out = Extra({0, 3}).get();
+  EXPECT_EQ(ExpectAccepted(c), 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
 // An empty self waives only the shape rule.
 
 class EmptySelfChecks : public FirstPhaseChecks {
