@@ -41,13 +41,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-enum class Layout { kSameShape, kScalarDoutRowPosWeight, kTransposedInput };
+/// kAllTransposed: all six operands are the same transpose of a dense [cols, rows] block, which
+/// reordering dims by stride turns back into one dense run.
+enum class Layout { kSameShape, kScalarDoutRowPosWeight, kTransposedInput, kAllTransposed };
 
 const char* LayoutName(Layout l) {
   switch (l) {
     case Layout::kSameShape: return "same-shape x5";
     case Layout::kScalarDoutRowPosWeight: return "dout[] pw[C] mean";
     case Layout::kTransposedInput: return "transposed self";
+    case Layout::kAllTransposed: return "all transposed x6";
   }
   return "?";
 }
@@ -146,18 +149,20 @@ class Bench {
     cols_ = std::min<int64_t>(n, 1024);
     rows_ = n / cols_;
     const std::vector<int64_t> dims{rows_, cols_};
-    const std::vector<int64_t> contiguous{cols_, 1};
+    const std::vector<int64_t> transposed{1, rows_};
+    // Every operand but a transposed self walks its storage this way.
+    const std::vector<int64_t> strides = c.layout == Layout::kAllTransposed ? transposed : std::vector<int64_t>{cols_, 1};
     for (Buffer* b : {&x_, &y_, &out_}) b->Alloc(n, dt);
     x_.Fill(n, dt, rng, -8, 8);
     y_.Fill(n, dt, rng, 0, 1);
     if (c.layout == Layout::kTransposedInput) {
       // self is the transpose of a [cols, rows] storage.
-      x_.View(dims, {1, rows_}, n, dt);
+      x_.View(dims, transposed, n, dt);
     } else {
-      x_.View(dims, contiguous, n, dt);
+      x_.View(dims, strides, n, dt);
     }
-    y_.View(dims, contiguous, n, dt);
-    out_.View(dims, contiguous, n, dt);
+    y_.View(dims, strides, n, dt);
+    out_.View(dims, strides, n, dt);
     bytes_ = 3.0 * static_cast<double>(n) * static_cast<double>(aclDataTypeSize(dt));
     if (c.layout == Layout::kScalarDoutRowPosWeight) {
       dout_.Alloc(1, dt);
@@ -172,7 +177,7 @@ class Bench {
     } else {
       for (Buffer* b : {&dout_, &w_, &pw_}) {
         b->Alloc(n, dt);
-        b->View(dims, contiguous, n, dt);
+        b->View(dims, strides, n, dt);
       }
       dout_.Fill(n, dt, rng, -1, 1);
       w_.Fill(n, dt, rng, 0, 2);
@@ -274,15 +279,17 @@ class Bench {
     return torch::from_blob(b.data, sizes, strides, torch::TensorOptions().dtype(st));
   }
   void SetUpTorch() {
-    t_x_ = c_.layout == Layout::kTransposedInput ? Wrap(x_, {rows_, cols_}, {1, rows_}) : Wrap(x_, {rows_, cols_}, {cols_, 1});
-    t_y_ = Wrap(y_, {rows_, cols_}, {cols_, 1});
+    const std::vector<int64_t> transposed{1, rows_};
+    const std::vector<int64_t> strides = c_.layout == Layout::kAllTransposed ? transposed : std::vector<int64_t>{cols_, 1};
+    t_x_ = Wrap(x_, {rows_, cols_}, c_.layout == Layout::kTransposedInput ? transposed : strides);
+    t_y_ = Wrap(y_, {rows_, cols_}, strides);
     if (c_.layout == Layout::kScalarDoutRowPosWeight) {
       t_dout_ = Wrap(dout_, {}, {});
       t_pw_ = Wrap(pw_, {cols_}, {1});
     } else {
-      t_dout_ = Wrap(dout_, {rows_, cols_}, {cols_, 1});
-      t_w_ = Wrap(w_, {rows_, cols_}, {cols_, 1});
-      t_pw_ = Wrap(pw_, {rows_, cols_}, {cols_, 1});
+      t_dout_ = Wrap(dout_, {rows_, cols_}, strides);
+      t_w_ = Wrap(w_, {rows_, cols_}, strides);
+      t_pw_ = Wrap(pw_, {rows_, cols_}, strides);
     }
   }
   torch::Tensor t_x_, t_y_, t_dout_, t_w_, t_pw_, sink_;
@@ -435,6 +442,7 @@ int main(int argc, char** argv) {
     if (n > max_numel) continue;
     cases.push_back({ACL_FLOAT, n, Layout::kScalarDoutRowPosWeight});
     cases.push_back({ACL_FLOAT, n, Layout::kTransposedInput});
+    cases.push_back({ACL_FLOAT, n, Layout::kAllTransposed});
   }
   cases.push_back({ACL_BF16, std::min<int64_t>(max_numel, int64_t{16} << 20), Layout::kScalarDoutRowPosWeight});
 

@@ -2,6 +2,53 @@
 
 namespace aclnn_cpu {
 
+namespace {
+
+/// Whether dim @p outer must move inside dim @p inner: +1 yes, -1 no, 0 when no operand tells.
+int CompareDims(const IterSpace& space, std::span<StridedOperand* const> operands, int outer, int inner) {
+  if (space.sizes[outer] == 1 || space.sizes[inner] == 1) return 0;  // a size-1 dim has no stride
+  for (const StridedOperand* op : operands) {
+    const int64_t outer_stride = op->strides[outer];
+    const int64_t inner_stride = op->strides[inner];
+    if (outer_stride == 0 || inner_stride == 0 || outer_stride == inner_stride) continue;
+    return outer_stride < inner_stride ? 1 : -1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void ReorderDims(IterSpace& space, std::span<StridedOperand* const> operands) {
+  // Insertion sort from the innermost dim outwards, as TensorIterator does: a dim moves inwards
+  // past each neighbour it must be inside of and stops at the first it must not, so dims that
+  // no operand tells apart keep their relative order. The comparison is not a strict weak order
+  // across operands (operand 1 may decide a-b, operand 2 b-c), which rules out std::sort; at most
+  // 8 dims make the quadratic sort free.
+  int perm[kMaxDims];  // perm[k]: the original dim now at position k
+  for (int k = 0; k < space.ndim; ++k) perm[k] = k;
+  for (int i = space.ndim - 2; i >= 0; --i) {
+    int moving = i;  // where the dim being inserted is now; it jumps over dims it cannot be
+                     // compared with (a broadcast or size-1 dim) and swaps with the next one
+    for (int k = i + 1; k < space.ndim; ++k) {
+      const int c = CompareDims(space, operands, perm[moving], perm[k]);
+      if (c > 0) {
+        std::swap(perm[moving], perm[k]);
+        moving = k;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  IterSpace reordered = space;
+  for (int k = 0; k < space.ndim; ++k) reordered.sizes[k] = space.sizes[perm[k]];
+  space = reordered;
+  for (StridedOperand* op : operands) {
+    int64_t strides[kMaxDims];
+    for (int k = 0; k < space.ndim; ++k) strides[k] = op->strides[perm[k]];
+    std::copy_n(strides, space.ndim, op->strides);
+  }
+}
+
 void CoalesceDims(IterSpace& space, std::span<StridedOperand*> operands) {
   // Drop size-1 dims (their stride never matters).
   int n = 0;

@@ -33,6 +33,15 @@ struct StridedOperand {
   int64_t strides[kMaxDims] = {};
 };
 
+/// Permutes the dims (sizes and every operand's strides alike) so that strides decrease from the
+/// outermost dim to the innermost - TensorIterator's reorder_dimensions. Operands are ranked by
+/// their order in @p operands (put the output first): the first that tells two dims apart (both
+/// strides non-zero and unequal) decides their order, a zero stride (broadcast) never decides, and
+/// dims no operand tells apart keep their order. An elementwise op may walk its space in any
+/// order, so a problem whose operands all share one permutation of a dense block becomes dense
+/// again once CoalesceDims runs after this.
+void ReorderDims(IterSpace& space, std::span<StridedOperand* const> operands);
+
 /// Drops size-1 dims and merges neighbours that every operand walks as one (stride of the outer
 /// = size * stride of the inner) - TensorIterator's coalescing. A 0-dim space becomes 1-D of 1.
 void CoalesceDims(IterSpace& space, std::span<StridedOperand*> operands);

@@ -218,9 +218,12 @@ aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDat
 
   launch.space.ndim = self->dims.rank;
   for (int k = 0; k < self->dims.rank; ++k) launch.space.sizes[k] = self->dims.v[k];
+  // The output first: its layout decides the walk where operands disagree (a scattered write
+  // costs more than a gathered read).
   StridedOperand* present[kOperandCount];
   int present_count = 0;
-  for (int o = 0; o < kOperandCount; ++o) {
+  constexpr int kWalkPriority[kOperandCount] = {kGradient, kPredict, kTarget, kDout, kWeight, kPosWeight};
+  for (const int o : kWalkPriority) {
     const aclTensor* t = tensors[o];
     GlobalOperand& op = launch.operands[o];
     if (t == nullptr) continue;
@@ -230,7 +233,9 @@ aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDat
     for (int k = 0; k < self->dims.rank; ++k) op.memory.strides[k] = strides.v[k];
     present[present_count++] = &op.memory;
   }
-  CoalesceDims(launch.space, std::span<StridedOperand*>(present, static_cast<size_t>(present_count)));
+  const std::span<StridedOperand*> walked(present, static_cast<size_t>(present_count));
+  ReorderDims(launch.space, walked);
+  CoalesceDims(launch.space, walked);
 
   OperandTraffic traffic[kOperandCount];
   size_t traffic_count = 0;

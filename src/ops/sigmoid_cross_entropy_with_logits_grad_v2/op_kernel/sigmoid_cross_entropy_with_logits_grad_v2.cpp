@@ -19,7 +19,10 @@ namespace aclnn_cpu::bce_grad {
 //  * kStaged   - other strides, short broadcast rows or another dtype: gathered per tile into
 //    the buffer (converting to the kernel dtype), and for the output computed into the buffer
 //    and scattered through the view (converting to out's dtype).
-// Either way Compute runs on the vector path with contiguous spans.
+// Either way Compute runs on the vector path with contiguous spans. The access of each operand is
+// chosen after the plan has reordered the dims by stride (the output's first) and coalesced them,
+// so operands that all share one permutation of a dense block (a transposed or channels-last
+// problem) are kDirect.
 
 uint64_t TileBufferBytes(const KernelLaunch& launch) {
   const uint64_t bytes = launch.tiling.tileDataNum * KernelDTypeSize(TilingKeyDType(launch.tiling_key));

@@ -308,6 +308,81 @@ TEST(Aliasing, OutIsSelfAcrossManyBlocks) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Operands that all share one permutation of a dense block (a transpose, channels-last) are
+// walked in storage order: no operand is staged, so no workspace is needed.
+
+/// Strides of a dense block of @p dims stored in the dim order @p storage_order (outermost first).
+std::vector<int64_t> PermutedDense(const std::vector<int64_t>& dims, const std::vector<int>& storage_order) {
+  std::vector<int64_t> strides(dims.size());
+  int64_t step = 1;
+  for (size_t k = storage_order.size(); k-- > 0;) {
+    strides[static_cast<size_t>(storage_order[k])] = step;
+    step *= dims[static_cast<size_t>(storage_order[k])];
+  }
+  return strides;
+}
+
+struct SharedPermutationCase {
+  std::vector<int64_t> dims;
+  std::vector<int> storage_order;
+};
+
+TEST(SharedPermutation, SixOperandsOfOneLayoutRunInPlaceWithoutWorkspaceAndMatchTheReference) {
+  const SharedPermutationCase cases[] = {
+      {{37, 23}, {1, 0}},              // a transpose
+      {{4, 5, 6}, {2, 0, 1}},          // a rotation of the dims
+      {{2, 3, 9, 11}, {0, 2, 3, 1}},   // NCHW sizes in NHWC memory (channels-last)
+      {{3, 1, 7, 2}, {3, 1, 0, 2}},    // with a size-1 dim
+      {{300, 257}, {1, 0}},            // several blocks' worth
+  };
+  for (const SharedPermutationCase& c : cases) {
+    for (const aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16}) {
+      SCOPED_TRACE(::testing::Message() << "dims " << c.dims.size() << "-d, first " << c.dims[0] << ", dtype "
+                                        << static_cast<int>(dtype));
+      const std::vector<int64_t> strides = PermutedDense(c.dims, c.storage_order);
+      auto x = Strided(c.dims, strides, 0, dtype), y = Strided(c.dims, strides, 0, dtype);
+      auto dout = Strided(c.dims, strides, 0, dtype), w = Strided(c.dims, strides, 0, dtype);
+      auto pw = Strided(c.dims, strides, 0, dtype), out = Strided(c.dims, strides, 0, dtype);
+      const Problem p{dout.get(), x.get(), y.get(), w.get(), pw.get(), 1, out.get()};
+      FillInputs(p, 60);
+      uint64_t workspace_size = 12345;
+      aclOpExecutor* executor = nullptr;
+      ASSERT_EQ(FirstPhase({dout->get(), x->get(), y->get(), w->get(), pw->get(), 1, out->get()}, &workspace_size,
+                           &executor),
+                ACLNN_SUCCESS)
+          << aclGetRecentErrMsg();
+      EXPECT_EQ(workspace_size, 0u) << "an operand was staged";
+      ASSERT_EQ(aclnnBinaryCrossEntropyWithLogitsBackward(nullptr, 0, executor, nullptr), ACLNN_SUCCESS)
+          << aclGetRecentErrMsg();
+      ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
+      EXPECT_EQ(CheckAgainstReference(p).mismatches, 0);
+      ExpectOnlyViewWritten(*out);
+    }
+  }
+}
+
+TEST(SharedPermutation, ATransposedOutOverRowMajorInputsStagesSomethingAndIsRight) {
+  // The walk follows out's layout, so the row-major inputs are the staged ones.
+  const std::vector<int64_t> dims = {64, 48};
+  auto out = Strided(dims, {1, 64}, 0);
+  TestTensor x(dims, ACL_FLOAT), y(dims, ACL_FLOAT), dout(dims, ACL_FLOAT);
+  const Problem p{&dout, &x, &y, nullptr, nullptr, 0, out.get()};
+  FillInputs(p, 61);
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  ASSERT_EQ(FirstPhase({dout.get(), x.get(), y.get(), nullptr, nullptr, 0, out->get()}, &workspace_size, &executor),
+            ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  EXPECT_GT(workspace_size, 0u);
+  DeviceBuffer workspace(workspace_size);
+  ASSERT_EQ(aclnnBinaryCrossEntropyWithLogitsBackward(workspace.get(), workspace_size, executor, nullptr),
+            ACLNN_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
+  EXPECT_EQ(CheckAgainstReference(p).mismatches, 0);
+  ExpectOnlyViewWritten(*out);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Empty self: workspace 0, success, nothing written.
 
 void ExpectEmptyCallWritesNothing(const std::vector<int64_t>& dims, aclDataType dtype) {
