@@ -39,6 +39,8 @@ constexpr const char* kTorchVersion = "not built";
 
 namespace {
 
+using aclnn_cpu::DTypeShortName;
+
 using Clock = std::chrono::steady_clock;
 
 /// kAllTransposed: all six operands are the same transpose of a dense [cols, rows] block, which
@@ -53,16 +55,6 @@ const char* LayoutName(Layout l) {
     case Layout::kAllTransposed: return "all transposed x6";
   }
   return "?";
-}
-
-const char* DTypeShort(aclDataType d) {
-  switch (d) {
-    case ACL_FLOAT: return "fp32";
-    case ACL_FLOAT16: return "fp16";
-    case ACL_BF16: return "bf16";
-    case ACL_DOUBLE: return "fp64";
-    default: return "?";
-  }
 }
 
 /// A device buffer + tensor.
@@ -452,7 +444,7 @@ int main(int argc, char** argv) {
     if (!ok) ++failures;
   };
   for (const Case& c : cases) {
-    const std::string label = std::string(DTypeShort(c.dtype)) + " " + LayoutName(c.layout) + " " + Human(c.numel);
+    const std::string label = std::string(DTypeShortName(c.dtype)) + " " + LayoutName(c.layout) + " " + Human(c.numel);
     if (!filter.empty() && label.find(filter) == std::string::npos) continue;
     Bench b(c, stream);
     const Measurement m = Measure(b, rounds);
@@ -462,7 +454,7 @@ int main(int argc, char** argv) {
     char torch_col[32] = "n/a", torch_roof_col[32] = "n/a";
     if (torch_ratio > 0) std::snprintf(torch_col, sizeof(torch_col), "%.2f", torch_ratio);
     if (torch_roof > 0) std::snprintf(torch_roof_col, sizeof(torch_roof_col), "%.2f", torch_roof);
-    std::printf("%-5s %-18s %7s %11.2f %9.2f %11.2f %9.3f %9s %10s\n", DTypeShort(c.dtype), LayoutName(c.layout),
+    std::printf("%-5s %-18s %7s %11.2f %9.2f %11.2f %9.3f %9s %10s\n", DTypeShortName(c.dtype), LayoutName(c.layout),
                 Human(c.numel).c_str(), m.op_s * 1e6, m.bytes / m.op_s / 1e9, m.roofline_s * 1e6, ratio, torch_col,
                 torch_roof_col);
     std::fflush(stdout);

@@ -5,6 +5,9 @@
 
 #include "acl/acl_base.h"
 
+/// The most threads aclnnCpuSetNumThreads (and ACLNN_CPU_NUM_THREADS) accepts.
+#define ACLNN_CPU_MAX_THREADS 1024
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -13,7 +16,8 @@ extern "C" {
 /// 0 restores the default: the environment variable ACLNN_CPU_NUM_THREADS if set, else the number
 /// of cores this process may run on. Affects executors made afterwards. The worker threads are
 /// started (or stopped) by the call itself.
-/// @return ACL_SUCCESS, ACL_ERROR_INVALID_PARAM for a negative count or more than 1024, or
+/// @return ACL_SUCCESS, ACL_ERROR_INVALID_PARAM for a negative count or more than
+///         ACLNN_CPU_MAX_THREADS, or
 ///         ACL_ERROR_RT_INTERNAL_ERROR / ACL_ERROR_RT_MEMORY_ALLOCATION when the threads cannot
 ///         be started (a thread or address-space limit); the count is then unchanged.
 ACL_FUNC_VISIBILITY aclError aclnnCpuSetNumThreads(int32_t numThreads);

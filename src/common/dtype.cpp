@@ -14,6 +14,16 @@ size_t DTypeSize(aclDataType dtype) {
   }
 }
 
+const char* DTypeShortName(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT: return "fp32";
+    case ACL_FLOAT16: return "fp16";
+    case ACL_BF16: return "bf16";
+    case ACL_DOUBLE: return "fp64";
+    default: return "?";
+  }
+}
+
 const char* DTypeName(aclDataType dtype) {
   switch (dtype) {
     case ACL_FLOAT: return "FLOAT";

@@ -24,6 +24,10 @@ struct BFloat16 {
 size_t DTypeSize(aclDataType dtype);
 /// "FLOAT", "FLOAT16", ... for messages.
 const char* DTypeName(aclDataType dtype);
+/// The floating types the operators accept, in the order tools list them.
+inline constexpr aclDataType kFloatDTypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE};
+/// "fp32", "fp16", "bf16", "fp64" (the CLI's and the benchmark's names), "?" for other types.
+const char* DTypeShortName(aclDataType dtype);
 /// "ND", "NCHW", "FRACTAL_Z_3D", ... (acl_base.h's names without ACL_FORMAT_) for messages;
 /// "UNDEFINED" for ACL_FORMAT_UNDEFINED and "UNKNOWN" for a value acl_base.h does not define.
 const char* FormatName(aclFormat format);

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "aclnn/acl_meta.h"
+#include "common/alignment.h"
 
 namespace aclnn_cpu {
 
@@ -23,13 +24,13 @@ class LaunchPlan {
   virtual bool RunInlineIfIdle() const = 0;
 
   /// Bytes the caller must provide: every block's slice, plus room to align the first one to
-  /// 64 bytes whatever the caller's pointer (0 when no block needs workspace).
+  /// kDeviceAlignment whatever the caller's pointer (0 when no block needs workspace).
   uint64_t WorkspaceSize() const {
     const uint64_t slices = NumBlocks() * WorkspaceBytesPerBlock();
     return slices == 0 ? 0 : slices + kWorkspaceAlignment;
   }
-  /// Alignment of each block's workspace slice (cache line, widest vector).
-  static constexpr uint64_t kWorkspaceAlignment = 64;
+  /// Alignment of each block's workspace slice.
+  static constexpr uint64_t kWorkspaceAlignment = kDeviceAlignment;
 };
 
 /// Wraps @p plan in a new executor registered as live; nullptr when out of memory.

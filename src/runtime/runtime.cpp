@@ -10,6 +10,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_cpu.h"
+#include "common/alignment.h"
 #include "common/dtype.h"
 #include "common/error.h"
 #include "runtime/fork_locks.h"
@@ -22,8 +23,7 @@ using aclnn_cpu::Stream;
 namespace {
 
 constexpr int32_t kCpuDeviceId = 0;
-/// Device allocations are aligned for the widest vector loads (AVX-512) and cache lines.
-constexpr size_t kDeviceAlignment = 64;
+using aclnn_cpu::kDeviceAlignment;
 constexpr size_t kHugePageBytes = size_t{2} << 20;  // x86-64 and most AArch64 kernels
 
 std::atomic<bool> g_initialized{false};
@@ -272,9 +272,9 @@ ACL_FUNC_VISIBILITY aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t 
 }
 
 ACL_FUNC_VISIBILITY aclError aclnnCpuSetNumThreads(int32_t numThreads) {
-  if (numThreads < 0 || numThreads > 1024) {
-    return Fail(ACL_ERROR_INVALID_PARAM, "aclnnCpuSetNumThreads: numThreads ", numThreads,
-                " must be in [0, 1024] (0 = default)");
+  if (numThreads < 0 || numThreads > ACLNN_CPU_MAX_THREADS) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclnnCpuSetNumThreads: numThreads ", numThreads, " must be in [0, ",
+                ACLNN_CPU_MAX_THREADS, "] (0 = default)");
   }
   return Guarded("aclnnCpuSetNumThreads", kRuntimeCodes, [numThreads] {
     auto& pool = aclnn_cpu::ThreadPool::Instance();

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "aclnn/aclnn_cpu.h"
+
 namespace aclnn_cpu {
 
 /// Runs block `b` of a launch; `context` is the launch's own data.
@@ -40,7 +42,7 @@ class ThreadPool {
   void Shutdown() noexcept;
   /// The default count: $ACLNN_CPU_NUM_THREADS if set and valid, else the usable cores.
   static int DefaultNumThreads();
-  static constexpr int kMaxThreads = 1024;
+  static constexpr int kMaxThreads = ACLNN_CPU_MAX_THREADS;
 
   /// fork() handlers (see Note [Exit and fork]): Prepare takes the pool's locks (waiting for a
   /// running launch), Parent releases them, Child forgets the workers the child does not have.

@@ -25,10 +25,13 @@
 #include <vector>
 
 #include "common/bce_test_util.h"
+#include "common/dtype.h"
 #include "dims.h"
 #include "tolerance.h"
 
 namespace {
+
+using aclnn_cpu::DTypeShortName;
 
 using bce_reliability::ComputeGradTerms;
 using bce_reliability::DimsText;
@@ -40,16 +43,6 @@ using bce_test::TestTensor;
 
 constexpr std::array<aclDataType, 4> kFloatTypes = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE};
 constexpr int kMaxRank = 8;
-
-const char* DTypeLabel(aclDataType t) {
-  switch (t) {
-    case ACL_FLOAT: return "fp32";
-    case ACL_FLOAT16: return "fp16";
-    case ACL_BF16: return "bf16";
-    case ACL_DOUBLE: return "fp64";
-    default: return "?";
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Views: contiguous, permuted with padding and an offset, or expanded (stride 0), always over a
@@ -339,12 +332,12 @@ bool RunRandomCase(std::mt19937_64& rng, int combo, int64_t reduction, int64_t c
     result = self.get();
   }
 
-  const std::string what = "case " + std::to_string(case_id) + " (self " + DTypeLabel(self_t) + DimsText(dims) +
-                           " target " + DTypeLabel(target_t) + " dout " + DTypeLabel(dout_t) +
+  const std::string what = "case " + std::to_string(case_id) + " (self " + DTypeShortName(self_t) + DimsText(dims) +
+                           " target " + DTypeShortName(target_t) + " dout " + DTypeShortName(dout_t) +
                            DimsText(dout->dims()) + " weight " +
-                           (weight ? DTypeLabel(weight->dtype()) + DimsText(weight->dims()) : std::string("-")) +
+                           (weight ? DTypeShortName(weight->dtype()) + DimsText(weight->dims()) : std::string("-")) +
                            " pos_weight " +
-                           (pos_weight ? DTypeLabel(pos_weight->dtype()) + DimsText(pos_weight->dims())
+                           (pos_weight ? DTypeShortName(pos_weight->dtype()) + DimsText(pos_weight->dims())
                                        : std::string("-")) +
                            " reduction " + std::to_string(reduction) + (alias ? " in place" : "") + ")";
 
@@ -448,7 +441,7 @@ TEST(DiffTorch, RandomCasesOfEveryDTypeMixMatchFloat64Autograd) {
   std::printf("[diff] %-5s %7s %10s %8s %13s %16s\n", "out", "cases", "elements", "Inf", "max |err|",
               "max err/bound");
   for (const auto& [dtype, s] : totals.per_out_dtype) {
-    std::printf("[diff] %-5s %7" PRId64 " %10" PRId64 " %8" PRId64 " %13.4e %16.4f\n", DTypeLabel(dtype), s.cases,
+    std::printf("[diff] %-5s %7" PRId64 " %10" PRId64 " %8" PRId64 " %13.4e %16.4f\n", DTypeShortName(dtype), s.cases,
                 s.elements, s.inf_elements, s.max_abs_error, s.max_error_over_bound);
   }
   std::fflush(stdout);
@@ -613,7 +606,7 @@ TEST_P(DiffTorchScenario, PosWeightBroadcastingBeyondSelfIsRejected) {
 
 INSTANTIATE_TEST_SUITE_P(AllDTypes, DiffTorchScenario, ::testing::ValuesIn(kFloatTypes),
                          [](const ::testing::TestParamInfo<aclDataType>& param_info) {
-                           return std::string(DTypeLabel(param_info.param));
+                           return std::string(DTypeShortName(param_info.param));
                          });
 
 }  // namespace

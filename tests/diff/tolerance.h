@@ -1,7 +1,8 @@
 // Acceptance of one output element against a float64 oracle, shared by the differential tests,
-// the stress tests and the fuzz targets. The bound is bce_test::ErrorBound (fp32 or fp64 compute,
-// ~8 eps on the |a| + |b| terms, plus half an ulp of the out dtype), widened by the oracle's own
-// float64 error, and aware of the out dtype's overflow to +-Inf.
+// the stress tests and the fuzz targets. The reference and its bound are the operator's own
+// (op_kernel/..._reference.h, Note [Error bound]); this adds only the oracle's terms: PyTorch's
+// own float64 error, subnormal intermediates magnified by the multiplier, and the out dtype's
+// overflow to +-Inf. Free of GoogleTest, so that the fuzz targets can use it.
 #pragma once
 
 #include <algorithm>
@@ -9,17 +10,18 @@
 #include <optional>
 
 #include "acl/acl_base.h"
-#include "common/bce_test_util.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 
 namespace bce_reliability {
 
-/// The float64 terms of one element: g = (a - b) * m with a = (1 - y) * p, b = lw * q,
-/// m = dout * weight * scale, p = sigmoid(x), q = 1 - p. `oracle_error` bounds the float64
-/// rounding error of PyTorch's own formula ((lw + 1 - y) * p - lw) * m: its intermediate lw + 1
-/// is rounded at the magnitude of 1 + |lw| before y is subtracted, and the final subtraction
-/// cancels where ours does not, so near y = 1 it is far less accurate than an fp64 kernel.
-struct GradTerms {
-  double a = 0, b = 0, m = 0, g = 0, oracle_error = 0;
+/// The reference terms of one element (ComputeReferenceTerms: g = (a - b) * m, a = (1 - y) * p,
+/// b = lw * q, m = dout * weight * scale) plus what only an oracle comparison needs.
+/// `oracle_error` bounds the float64 rounding error of PyTorch's own formula
+/// ((lw + 1 - y) * p - lw) * m: its intermediate lw + 1 is rounded at the magnitude of 1 + |lw|
+/// before y is subtracted, and the final subtraction cancels where ours does not, so near y = 1
+/// it is far less accurate than an fp64 kernel.
+struct GradTerms : aclnn_cpu::bce_grad::ReferenceTerms {
+  double oracle_error = 0;
   /// What an absolute error of one subnormal step of the compute type is multiplied by on its way
   /// to the result, summed over the intermediates that can be subnormal: p or q (|x| beyond ~87
   /// in fp32) times (1 + |1 - y| + |lw|) * |m|; the product with dout times |weight| * scale;
@@ -29,29 +31,17 @@ struct GradTerms {
 
 inline GradTerms ComputeGradTerms(double x, double y, double dout, std::optional<double> weight,
                                   std::optional<double> pos_weight, double scale) {
-  // The reference itself is evaluated in long double (x87: 64-bit significand, 15-bit exponent),
-  // so that none of its intermediates is a float64 subnormal or rounds at float64 precision.
-  using LD = long double;
-  const LD e = std::exp(-std::fabs(static_cast<LD>(x)));
-  const LD p = x >= 0 ? 1 / (1 + e) : e / (1 + e);
-  const LD q = x >= 0 ? e / (1 + e) : 1 / (1 + e);
-  const LD lw = pos_weight ? static_cast<LD>(*pos_weight) * y : static_cast<LD>(y);
-  const LD a = (1 - static_cast<LD>(y)) * p;
-  const LD b = lw * q;
-  const LD m = static_cast<LD>(dout) * static_cast<LD>(weight ? *weight : 1.0) * static_cast<LD>(scale);
   GradTerms t;
-  t.a = static_cast<double>(a);
-  t.b = static_cast<double>(b);
-  t.m = static_cast<double>(m);
-  t.g = static_cast<double>((a - b) * m);
+  static_cast<aclnn_cpu::bce_grad::ReferenceTerms&>(t) =
+      aclnn_cpu::bce_grad::ComputeReferenceTerms(x, y, dout, weight, pos_weight, scale);
   constexpr double kEps64 = 0x1p-53;
   // PyTorch's order is (((lw + 1 - y) * p - lw) * (dout * scale)) * weight: a product that falls
   // into float64's subnormals there carries an absolute error of a subnormal step times what
   // follows it.
   constexpr double kTiny64 = 0x1p-1074;
   const double w_abs = std::fabs(weight ? *weight : 1.0);
-  const double lw_abs = std::fabs(static_cast<double>(lw)), p_d = static_cast<double>(p);
-  t.oracle_error = 8.0 * kEps64 * ((lw_abs + 1.0 + std::fabs(y)) * p_d + lw_abs) * std::fabs(t.m) +
+  const double lw_abs = std::fabs(t.lw);
+  t.oracle_error = 8.0 * kEps64 * ((lw_abs + 1.0 + std::fabs(y)) * t.p + lw_abs) * std::fabs(t.m) +
                    4.0 * kEps64 * std::fabs(t.g) + 4.0 * kTiny64 * (std::fabs(t.m) + w_abs + 1.0);
   t.subnormal_gain = (1.0 + std::fabs(1.0 - y) + lw_abs) * std::fabs(t.m) + (w_abs + 1.0) * scale;
   return t;
@@ -89,11 +79,13 @@ struct Verdict {
 /// @p ref and whose terms are @p t, computed in @p compute (ACL_FLOAT or ACL_DOUBLE).
 inline Verdict Judge(double got, double ref, const GradTerms& t, aclDataType compute, aclDataType out_dtype) {
   Verdict v;
-  // ErrorBound's floor for subnormal intermediates is not scaled by the multiplier m; p or q
-  // computed as a subnormal of the compute type carries an absolute error of a few of its
+  // ReferenceErrorBound's floor for subnormal intermediates is not scaled by the multiplier m; p
+  // or q computed as a subnormal of the compute type carries an absolute error of a few of its
   // smallest steps, which m (up to 1e12 here) magnifies.
   const double compute_tiny = compute == ACL_DOUBLE ? 0x1p-1074 : 0x1p-149;
-  v.bound = bce_test::ErrorBound(ref, t.a, t.b, t.m, compute, out_dtype) + t.oracle_error +
+  aclnn_cpu::bce_grad::ReferenceTerms judged = t;
+  judged.g = ref;  // the bound scales with the value judged against (PyTorch's where it is the oracle)
+  v.bound = aclnn_cpu::bce_grad::ReferenceErrorBound(judged, compute, out_dtype) + t.oracle_error +
             4.0 * compute_tiny * t.subnormal_gain;
   if (std::isnan(ref) || std::isnan(got)) {
     v.ok = std::isnan(ref) && std::isnan(got);

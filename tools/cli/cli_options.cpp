@@ -3,14 +3,18 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "common/dtype.h"
 #include "common/error.h"
 #include "common/shape.h"
 
 namespace aclnn_bce_cli {
 
 const std::map<std::string, aclDataType>& DTypeChoices() {
-  static const std::map<std::string, aclDataType> choices = {
-      {"fp32", ACL_FLOAT}, {"fp16", ACL_FLOAT16}, {"bf16", ACL_BF16}, {"fp64", ACL_DOUBLE}};
+  static const std::map<std::string, aclDataType> choices = [] {
+    std::map<std::string, aclDataType> m;
+    for (const aclDataType dtype : aclnn_cpu::kFloatDTypes) m.emplace(aclnn_cpu::DTypeShortName(dtype), dtype);
+    return m;
+  }();
   return choices;
 }
 

@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "acl/acl_base.h"
+#include "aclnn/aclnn_cpu.h"
 
 namespace aclnn_bce_cli {
 
-/// The largest --threads: aclnnCpuSetNumThreads accepts 1 to 1024 (and 0 for the default).
-inline constexpr uint64_t kMaxThreads = 1024;
+/// The largest --threads: aclnnCpuSetNumThreads accepts 1 to ACLNN_CPU_MAX_THREADS (and 0 for
+/// the default).
+inline constexpr uint64_t kMaxThreads = ACLNN_CPU_MAX_THREADS;
 
 /// --dtype names: fp32, fp16, bf16, fp64.
 const std::map<std::string, aclDataType>& DTypeChoices();

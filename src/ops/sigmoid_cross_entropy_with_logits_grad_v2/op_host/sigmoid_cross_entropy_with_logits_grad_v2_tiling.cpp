@@ -101,7 +101,6 @@ std::optional<TilingResult> ComputeTiling(const PlatformInfo& platform, const Ti
   d.has_pos_weight = problem.has_pos_weight ? 1 : 0;
   d.nonTemporalOut = platform.llc_bytes != 0 && total_bytes > platform.llc_bytes ? 1 : 0;
   r.tiling_key = MakeTilingKey(problem.kernel_dtype, problem.has_weight, problem.has_pos_weight);
-  r.block_dim = cores;
   r.run_inline_if_idle = total_bytes < platform.inline_launch_max_bytes;
   return r;
 }

@@ -30,7 +30,6 @@ struct TilingProblem {
 struct TilingResult {
   SigmoidCrossEntropyWithLogitsGradV2TilingData data;
   uint32_t tiling_key = 0;
-  uint64_t block_dim = 0;
   /// Run on the launching thread when its stream is idle (see PlatformInfo::inline_launch_max_bytes).
   bool run_inline_if_idle = false;
 };

@@ -1,6 +1,7 @@
 // One block of the kernel: for each tile, CopyIn -> Compute -> CopyOut.
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
 
+#include "common/alignment.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
 
 namespace aclnn_cpu::bce_grad {
@@ -26,7 +27,7 @@ namespace aclnn_cpu::bce_grad {
 
 uint64_t TileBufferBytes(const KernelLaunch& launch) {
   const uint64_t bytes = launch.tiling.tileDataNum * KernelDTypeSize(TilingKeyDType(launch.tiling_key));
-  return (bytes + 63) / 64 * 64;
+  return AlignUp(bytes);
 }
 
 uint64_t BlockWorkspaceBytes(const KernelLaunch& launch) {

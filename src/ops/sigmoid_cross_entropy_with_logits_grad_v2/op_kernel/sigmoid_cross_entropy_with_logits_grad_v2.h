@@ -61,6 +61,16 @@ struct GlobalOperand {
   StridedOperand memory;
 };
 
+// Note [Names]
+// The ACLNN API keeps CANN's parameter names; the IR operator, the tiling and the kernel keep the
+// NPU original's input names. One operand, by layer:
+//   ACLNN parameter      IR / kernel (OperandIndex)   formula
+//   self                 predict (kPredict)           x
+//   target               target (kTarget)             y
+//   gradOutput           dout (kDout)                 dout
+//   weightOptional       weight (kWeight)             w
+//   posWeightOptional    pos_weight (kPosWeight)      pw
+//   out                  gradient (kGradient)         g
 enum OperandIndex : int { kPredict = 0, kTarget, kDout, kWeight, kPosWeight, kGradient, kOperandCount };
 
 /// Everything a block needs: the tiling, the kernel, the iteration space and the operands.

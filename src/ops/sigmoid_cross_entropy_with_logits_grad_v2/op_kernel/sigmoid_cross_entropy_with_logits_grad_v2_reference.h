@@ -18,6 +18,9 @@ struct ReferenceTerms {
   double b = 0;
   double m = 0;
   double g = 0;
+  double p = 0;   ///< sigmoid(x)
+  double q = 0;   ///< sigmoid(-x) = 1 - p
+  double lw = 0;  ///< pos_weight * y, or y
 };
 
 /// Evaluated in long double (x87's 64-bit significand and 15-bit exponent on x86-64), so that no
@@ -38,6 +41,9 @@ inline ReferenceTerms ComputeReferenceTerms(double x, double y, double dout, std
   t.b = static_cast<double>(b);
   t.m = static_cast<double>(m);
   t.g = static_cast<double>((a - b) * m);
+  t.p = static_cast<double>(p);
+  t.q = static_cast<double>(q);
+  t.lw = static_cast<double>(lw);
   return t;
 }
 

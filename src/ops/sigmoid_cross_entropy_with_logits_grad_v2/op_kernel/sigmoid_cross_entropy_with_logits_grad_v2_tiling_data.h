@@ -19,7 +19,10 @@ struct SigmoidCrossEntropyWithLogitsGradV2TilingData {
   uint64_t bigTailDataNum = 0;     ///< elements of a big block's last tile
   uint64_t tailBlockNum = 0;       ///< how many blocks are big
   float globalScale = 1.0f;        ///< 1/N for reduction mean, else 1
-  double globalScaleDouble = 1.0;  ///< the same for fp64 compute
+  double globalScaleDouble = 1.0;  ///< the same for fp64 compute (1/N rounded once to double,
+                                   ///< which globalScale's float cannot give back)
+  /// The seed's flags of the optional inputs. The kernel variant is chosen by the tiling key,
+  /// which encodes the same two facts (as on the NPU), so the kernel never reads these.
   uint32_t has_weight = 0;
   uint32_t has_pos_weight = 0;
   /// Write the output with non-temporal (streaming) stores: the problem is larger than the

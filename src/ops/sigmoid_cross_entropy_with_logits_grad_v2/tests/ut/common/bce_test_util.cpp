@@ -95,20 +95,6 @@ std::vector<uint8_t> TestTensor::StorageBytes() const {
   return out;
 }
 
-double ReferenceGrad(double x, double y, double dout, std::optional<double> weight, std::optional<double> pos_weight,
-                     double scale) {
-  return ReferenceGradient(x, y, dout, weight, pos_weight, scale);
-}
-
-double ErrorBound(double ref, double a, double b, double m, aclDataType compute, aclDataType out_dtype) {
-  ReferenceTerms t;
-  t.a = a;
-  t.b = b;
-  t.m = m;
-  t.g = ref;
-  return ReferenceErrorBound(t, compute, out_dtype);
-}
-
 double BroadcastGet(const TestTensor& operand, const std::vector<int64_t>& self_dims, int64_t linear) {
   const auto& od = operand.dims();
   int64_t op_linear = 0;

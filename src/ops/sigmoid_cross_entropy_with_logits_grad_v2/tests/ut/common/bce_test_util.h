@@ -63,17 +63,6 @@ class TestTensor {
   aclTensor* tensor_ = nullptr;
 };
 
-/// The operator in float64 on already-rounded inputs: returns out for one element.
-/// pos_weight / weight absent -> nullopt. (aclnn_cpu::bce_grad::ReferenceGradient.)
-double ReferenceGrad(double x, double y, double dout, std::optional<double> weight, std::optional<double> pos_weight,
-                     double scale);
-
-/// The largest |got - ref| the implementation may show for an element whose float64 terms are
-/// a = (1 - y) * p, b = lw * q and whose multiplier is m = dout * weight * scale, when computing
-/// in @p compute (ACL_FLOAT or ACL_DOUBLE) and rounding to @p out_dtype.
-/// (aclnn_cpu::bce_grad::ReferenceErrorBound, see Note [Error bound].)
-double ErrorBound(double ref, double a, double b, double m, aclDataType compute, aclDataType out_dtype);
-
 /// Inputs and reduction of one end-to-end call.
 struct Problem {
   TestTensor* grad_output;

@@ -9,9 +9,12 @@
 
 #include "common/bce_test_util.h"
 #include "op_api_test_helpers.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 
 namespace bce_test {
 namespace {
+
+using aclnn_cpu::bce_grad::ReferenceGradient;
 
 /// Storage elements a view needs: its last element + 1, plus @p slack elements past it.
 int64_t StorageFor(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides, int64_t offset,
@@ -159,8 +162,8 @@ TEST(Aliasing, PaddedLongRowsOutIsSelf) {
   for (int64_t i = 0; i < self->numel(); ++i) x_values[static_cast<size_t>(i)] = self->Get(i);
   ASSERT_EQ(RunOperator({&dout, self.get(), &y, nullptr, nullptr, 0, self.get()}), ACLNN_SUCCESS) << aclGetRecentErrMsg();
   for (int64_t i = 0; i < self->numel(); ++i) {
-    const double expected = ReferenceGrad(x_values[static_cast<size_t>(i)], y.Get(i), dout.Get(i), std::nullopt,
-                                          std::nullopt, 1.0);
+    const double expected = ReferenceGradient(x_values[static_cast<size_t>(i)], y.Get(i), dout.Get(i), std::nullopt,
+                                              std::nullopt, 1.0);
     ASSERT_NEAR(self->Get(i), expected, 1e-6 * (1 + std::fabs(expected))) << "element " << i;
   }
   ExpectOnlyViewWritten(*self);

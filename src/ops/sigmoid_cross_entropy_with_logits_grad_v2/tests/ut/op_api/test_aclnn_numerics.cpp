@@ -14,6 +14,7 @@
 
 #include "aclnn/aclnn_cpu.h"
 #include "common/bce_test_util.h"
+#include "common/dtype.h"
 #include "op_api_test_helpers.h"
 
 namespace bce_test {
@@ -21,16 +22,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-const char* DtypeName(aclDataType dtype) {
-  switch (dtype) {
-    case ACL_FLOAT: return "FLOAT";
-    case ACL_FLOAT16: return "FLOAT16";
-    case ACL_BF16: return "BF16";
-    case ACL_DOUBLE: return "DOUBLE";
-    default: return "?";
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The seed example: x = 1, y = 0.5, dout = 1, weight = 1, pos_weight = 2 over 32 x 32.
@@ -218,7 +209,7 @@ TEST_P(EveryDtype, NegativeLabelWithVeryNegativeLogitStaysAccurate) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Numerics, EveryDtype, ::testing::Values(ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE),
-                         [](const auto& test_info) { return std::string(DtypeName(test_info.param)); });
+                         [](const auto& test_info) { return std::string(aclnn_cpu::DTypeName(test_info.param)); });
 
 TEST(Numerics, InfiniteWeightsAndGradOutputFollowIeeeArithmetic) {
   const int64_t n = 4;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/bce_test_util.h"
+#include "common/dtype.h"
 #include "common/overlap.h"
 #include "op_api_test_helpers.h"
 
@@ -231,7 +232,7 @@ INSTANTIATE_TEST_SUITE_P(TargetWeightPosWeight, InPlace,
                          [](const auto& param_info) {
                            const aclDataType dtype = std::get<1>(param_info.param);
                            return std::string(MessageName(std::get<0>(param_info.param))) + "_" +
-                                  (dtype == ACL_FLOAT ? "fp32" : dtype == ACL_FLOAT16 ? "fp16" : dtype == ACL_BF16 ? "bf16" : "fp64") +
+                                  aclnn_cpu::DTypeShortName(dtype) +
                                   (std::get<2>(param_info.param) ? "_padded" : "_dense");
                          });
 

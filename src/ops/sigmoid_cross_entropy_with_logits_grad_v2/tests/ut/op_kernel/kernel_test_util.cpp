@@ -4,8 +4,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/alignment.h"
 #include "common/bce_test_util.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 
 namespace bce_kernel_test {
 
@@ -28,7 +30,7 @@ namespace {
 constexpr uint8_t kPoisonByte = bce_test::kPoisonByte;
 // Workspaces and buffers start on this boundary, as RunBlock requires and non-temporal
 // stores of the widest vectors need.
-constexpr size_t kAlignment = 64;
+constexpr size_t kAlignment = aclnn_cpu::kDeviceAlignment;
 }  // namespace
 
 aclDataType AclDTypeOf(KernelDType dtype) {
@@ -128,15 +130,10 @@ std::vector<uint8_t> GuardedBuffer::Snapshot() const {
 
 ::testing::AssertionResult MatchesReference(double got, const ElementInputs& in, double scale, aclDataType compute,
                                             aclDataType out) {
-  // p = sigmoid(x) and q = 1 - p, from the reference itself: g(y = 0) = p, g(y = 1) = -q.
-  const double p = bce_test::ReferenceGrad(in.x, 0.0, 1.0, std::nullopt, std::nullopt, 1.0);
-  const double q = -bce_test::ReferenceGrad(in.x, 1.0, 1.0, std::nullopt, std::nullopt, 1.0);
-  const double lw = in.pos_weight ? *in.pos_weight * in.y : in.y;
-  const double a = (1.0 - in.y) * p;
-  const double b = lw * q;
-  const double m = in.dout * in.weight.value_or(1.0) * scale;
-  const double ref = bce_test::ReferenceGrad(in.x, in.y, in.dout, in.weight, in.pos_weight, scale);
-  const double bound = bce_test::ErrorBound(ref, a, b, m, compute, out);
+  const aclnn_cpu::bce_grad::ReferenceTerms terms =
+      aclnn_cpu::bce_grad::ComputeReferenceTerms(in.x, in.y, in.dout, in.weight, in.pos_weight, scale);
+  const double ref = terms.g;
+  const double bound = aclnn_cpu::bce_grad::ReferenceErrorBound(terms, compute, out);
   const bool ok = (std::isnan(ref) && std::isnan(got)) || (std::isinf(ref) && got == ref) ||
                   std::fabs(got - ref) <= bound;
   if (ok) return ::testing::AssertionSuccess();
