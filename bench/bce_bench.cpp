@@ -27,6 +27,7 @@
 #include "aclnn/aclnn_cpu.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
 #include "common/dtype.h"
+#include "common/two_phase_call.h"
 #include "runtime/thread_pool.h"
 
 #ifdef ACLNN_BCE_BENCH_WITH_TORCH
@@ -184,23 +185,20 @@ class Bench {
 
   double bytes() const { return bytes_; }
 
+  /// The whole call as a client makes it; the workspace is kept across calls, as a client
+  /// running the same shape again would.
   void RunOp() {
-    uint64_t ws_size = 0;
-    aclOpExecutor* e = nullptr;
-    aclnnStatus s = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
-        dout_.tensor, x_.tensor, y_.tensor, w_.tensor, pw_.tensor, reduction_, out_.tensor, &ws_size, &e);
-    if (s != ACLNN_SUCCESS) {
-      std::fprintf(stderr, "GetWorkspaceSize: %d %s\n", s, aclGetRecentErrMsg());
+    const aclnn_cpu::TwoPhaseResult r = aclnn_cpu::CallTwoPhase(
+        [&](uint64_t* workspace_size, aclOpExecutor** executor) {
+          return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
+              dout_.tensor, x_.tensor, y_.tensor, w_.tensor, pw_.tensor, reduction_, out_.tensor, workspace_size,
+              executor);
+        },
+        aclnnBinaryCrossEntropyWithLogitsBackward, stream_, workspace_);
+    if (!r.ok()) {
+      std::fprintf(stderr, "%s: %d %s\n", r.failed_step, r.status, aclGetRecentErrMsg());
       std::abort();
     }
-    if (ws_size > workspace_bytes_) {
-      if (workspace_) aclrtFree(workspace_);
-      aclrtMalloc(&workspace_, ws_size, ACL_MEM_MALLOC_HUGE_FIRST);
-      workspace_bytes_ = ws_size;
-    }
-    s = aclnnBinaryCrossEntropyWithLogitsBackward(workspace_, ws_size, e, stream_);
-    if (s != ACLNN_SUCCESS) std::abort();
-    aclrtSynchronizeStream(stream_);
   }
 
   void RunRoofline() {
@@ -239,10 +237,6 @@ class Bench {
     sink_ = grad_input;
   }
 #endif
-
-  ~Bench() {
-    if (workspace_) aclrtFree(workspace_);
-  }
 
  private:
   template <class T>
@@ -293,8 +287,7 @@ class Bench {
   Buffer x_, y_, dout_, w_, pw_, out_;
   int64_t reduction_ = 0;
   double bytes_ = 0;
-  void* workspace_ = nullptr;
-  uint64_t workspace_bytes_ = 0;
+  aclnn_cpu::DeviceMemory workspace_;
 };
 
 /// Times fn over enough repetitions to take >= min_seconds, returns seconds per call.

@@ -26,6 +26,7 @@
 
 #include "common/bce_test_util.h"
 #include "common/dtype.h"
+#include "common/two_phase_call.h"
 #include "dims.h"
 #include "tolerance.h"
 
@@ -127,20 +128,14 @@ torch::Tensor TorchGradient(const TestTensor& dout, const TestTensor& self, cons
 // ---------------------------------------------------------------------------------------------
 aclnnStatus RunOp(aclTensor* dout, aclTensor* self, aclTensor* target, aclTensor* weight, aclTensor* pos_weight,
                   int64_t reduction, aclTensor* out) {
-  uint64_t workspace_size = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus s = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(dout, self, target, weight, pos_weight,
-                                                                           reduction, out, &workspace_size, &executor);
-  if (s != ACLNN_SUCCESS) return s;
-  void* workspace = nullptr;
-  if (workspace_size > 0 && aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-    aclDestroyAclOpExecutor(executor);
-    return ACLNN_ERR_INNER;
-  }
-  s = aclnnBinaryCrossEntropyWithLogitsBackward(workspace, workspace_size, executor, nullptr);
-  if (s == ACLNN_SUCCESS && aclrtSynchronizeStream(nullptr) != ACL_SUCCESS) s = ACLNN_ERR_RUNTIME_ERROR;
-  if (workspace != nullptr) aclrtFree(workspace);
-  return s;
+  aclnn_cpu::DeviceMemory workspace;
+  return aclnn_cpu::CallTwoPhase(
+             [&](uint64_t* workspace_size, aclOpExecutor** executor) {
+               return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
+                   dout, self, target, weight, pos_weight, reduction, out, workspace_size, executor);
+             },
+             aclnnBinaryCrossEntropyWithLogitsBackward, nullptr, workspace)
+      .status;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,13 +2,13 @@
 
 #include <chrono>
 #include <cstdint>
-#include <memory>
 #include <utility>
 
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
 #include "common/dtype.h"
 #include "common/error.h"
 #include "common/shape.h"
+#include "common/two_phase_call.h"
 
 namespace aclnn_bce_cli {
 
@@ -21,22 +21,6 @@ double MillisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// Device memory released on scope exit (the workspace).
-class DeviceMemory {
- public:
-  explicit DeviceMemory(uint64_t bytes) {
-    if (bytes > 0) Check(aclrtMalloc(&data_, bytes, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc");
-  }
-  ~DeviceMemory() {
-    if (data_ != nullptr) aclrtFree(data_);
-  }
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-  void* get() const { return data_; }
-
- private:
-  void* data_ = nullptr;
-};
 }  // namespace
 
 AclFailure::AclFailure(const std::string& call, int status)
@@ -97,28 +81,34 @@ void DeviceTensor::Download() {
 
 BackwardTiming RunBackward(const BackwardCall& call, aclrtStream stream) {
   BackwardTiming timing;
-  aclOpExecutor* executor = nullptr;
-  auto start = std::chrono::steady_clock::now();
-  Check(aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
+  aclnn_cpu::DeviceMemory workspace;
+  // Each phase is timed from inside its own step, so the workspace allocation between them is
+  // in neither; the second phase's time includes the synchronize.
+  std::chrono::steady_clock::time_point second_start;
+  const aclnn_cpu::TwoPhaseResult r = aclnn_cpu::CallTwoPhase(
+      [&](uint64_t* workspace_size, aclOpExecutor** executor) {
+        const auto start = std::chrono::steady_clock::now();
+        const aclnnStatus s = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
             call.grad_output->get(), call.self->get(), call.target->get(),
             call.weight != nullptr ? call.weight->get() : nullptr,
             call.pos_weight != nullptr ? call.pos_weight->get() : nullptr, call.reduction, call.out->get(),
-            &timing.workspace_bytes, &executor),
-        "aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize");
-  timing.first_phase_ms = MillisecondsSince(start);
-
-  std::unique_ptr<DeviceMemory> workspace;  // allocated outside the timed phases
-  try {
-    workspace = std::make_unique<DeviceMemory>(timing.workspace_bytes);
-  } catch (...) {
-    aclDestroyAclOpExecutor(executor);
-    throw;
+            workspace_size, executor);
+        timing.first_phase_ms = MillisecondsSince(start);
+        timing.workspace_bytes = *workspace_size;
+        return s;
+      },
+      [&](void* workspace_data, uint64_t workspace_size, aclOpExecutor* executor, aclrtStream on) {
+        second_start = std::chrono::steady_clock::now();
+        return aclnnBinaryCrossEntropyWithLogitsBackward(workspace_data, workspace_size, executor, on);
+      },
+      stream, workspace);
+  if (!r.ok()) {
+    const std::string step = r.failed_step;
+    Check(r.status, step == "first phase"    ? "aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize"
+                    : step == "second phase" ? "aclnnBinaryCrossEntropyWithLogitsBackward"
+                                             : r.failed_step);
   }
-  start = std::chrono::steady_clock::now();
-  Check(aclnnBinaryCrossEntropyWithLogitsBackward(workspace->get(), timing.workspace_bytes, executor, stream),
-        "aclnnBinaryCrossEntropyWithLogitsBackward");
-  Check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
-  timing.second_phase_ms = MillisecondsSince(start);
+  timing.second_phase_ms = MillisecondsSince(second_start);
   return timing;
 }
 

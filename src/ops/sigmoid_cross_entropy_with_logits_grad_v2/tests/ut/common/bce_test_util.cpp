@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "common/dtype.h"
+#include "common/two_phase_call.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 
 namespace bce_test {
@@ -113,20 +114,15 @@ double BroadcastGet(const TestTensor& operand, const std::vector<int64_t>& self_
 }
 
 aclnnStatus RunOperator(const Problem& p, aclrtStream stream) {
-  uint64_t workspace_size = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus s = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
-      p.grad_output->get(), p.self->get(), p.target->get(), p.weight ? p.weight->get() : nullptr,
-      p.pos_weight ? p.pos_weight->get() : nullptr, p.reduction, p.out->get(), &workspace_size, &executor);
-  if (s != ACLNN_SUCCESS) return s;
-  void* workspace = nullptr;
-  if (workspace_size > 0 && aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-    return ACLNN_ERR_INNER;
-  }
-  s = aclnnBinaryCrossEntropyWithLogitsBackward(workspace, workspace_size, executor, stream);
-  if (s == ACLNN_SUCCESS && aclrtSynchronizeStream(stream) != ACL_SUCCESS) s = ACLNN_ERR_RUNTIME_ERROR;
-  if (workspace != nullptr) aclrtFree(workspace);
-  return s;
+  aclnn_cpu::DeviceMemory workspace;
+  return aclnn_cpu::CallTwoPhase(
+             [&](uint64_t* workspace_size, aclOpExecutor** executor) {
+               return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
+                   p.grad_output->get(), p.self->get(), p.target->get(), p.weight ? p.weight->get() : nullptr,
+                   p.pos_weight ? p.pos_weight->get() : nullptr, p.reduction, p.out->get(), workspace_size, executor);
+             },
+             aclnnBinaryCrossEntropyWithLogitsBackward, stream, workspace)
+      .status;
 }
 
 CheckResult CheckAgainstReference(const Problem& p) {

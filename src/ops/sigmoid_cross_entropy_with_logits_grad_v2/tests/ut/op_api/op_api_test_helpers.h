@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/bce_test_util.h"
+#include "common/two_phase_call.h"
 
 namespace bce_test {
 
@@ -62,35 +63,18 @@ inline aclnnStatus FirstPhase(const RawCall& c, uint64_t* workspace_size, aclOpE
                                                                    workspace_size, executor);
 }
 
-/// Device memory from aclrtMalloc, freed with the object (nothing for size 0).
-class DeviceBuffer {
+/// Device memory of @p size bytes (nothing for 0); a test failure when it cannot be had.
+class DeviceBuffer : public aclnn_cpu::DeviceMemory {
  public:
-  explicit DeviceBuffer(uint64_t size) {
-    if (size > 0) {
-      EXPECT_EQ(aclrtMalloc(&data_, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-    }
-  }
-  ~DeviceBuffer() {
-    if (data_ != nullptr) aclrtFree(data_);
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* get() const { return data_; }
-
- private:
-  void* data_ = nullptr;
+  explicit DeviceBuffer(uint64_t size) { EXPECT_EQ(Reserve(size), ACL_SUCCESS); }
 };
 
 /// Both phases on raw tensors, synchronised; the first non-success status.
 inline aclnnStatus RunRaw(const RawCall& c, aclrtStream stream = nullptr) {
-  uint64_t workspace_size = 0;
-  aclOpExecutor* executor = nullptr;
-  if (aclnnStatus s = FirstPhase(c, &workspace_size, &executor)) return s;
-  DeviceBuffer workspace(workspace_size);
-  if (aclnnStatus s = aclnnBinaryCrossEntropyWithLogitsBackward(workspace.get(), workspace_size, executor, stream)) {
-    return s;
-  }
-  return aclrtSynchronizeStream(stream) == ACL_SUCCESS ? ACLNN_SUCCESS : ACLNN_ERR_RUNTIME_ERROR;
+  aclnn_cpu::DeviceMemory workspace;
+  return aclnn_cpu::CallTwoPhase([&](uint64_t* size, aclOpExecutor** executor) { return FirstPhase(c, size, executor); },
+                                 aclnnBinaryCrossEntropyWithLogitsBackward, stream, workspace)
+      .status;
 }
 
 /// Fills the view of @p t with values drawn uniformly from [lo, hi) by a generator seeded with @p seed.
