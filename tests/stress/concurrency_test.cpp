@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "aclnn/aclnn_cpu.h"
@@ -42,23 +43,21 @@ int RunBatches(const std::vector<std::unique_ptr<StressProblem>>& problems, aclr
   for (int round = 0; round < kRounds; ++round) {
     std::vector<std::unique_ptr<TestTensor>> outs;
     std::vector<const StressProblem*> ran;
-    std::vector<void*> workspaces;
+    std::vector<aclnn_cpu::DeviceMemory> workspaces;
     for (int k = 0; k < kBatch; ++k) {
       const StressProblem& p = *problems[static_cast<size_t>(thread_index * 7 + round * kBatch + k) % problems.size()];
       outs.push_back(p.MakeOut());
-      void* workspace = nullptr;
-      const aclnnStatus s = Enqueue(p, outs.back()->get(), stream, &workspace);
+      aclnn_cpu::DeviceMemory workspace;
+      const aclnnStatus s = Enqueue(p, outs.back()->get(), stream, workspace);
       if (s != ACLNN_SUCCESS) {
         ADD_FAILURE() << p.name << ": status " << s << ": " << aclGetRecentErrMsg();
         ++mismatches;
       }
       ran.push_back(&p);
-      workspaces.push_back(workspace);
+      workspaces.push_back(std::move(workspace));
     }
     EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
-    for (void* w : workspaces) {
-      if (w != nullptr) aclrtFree(w);
-    }
+    workspaces.clear();
     for (size_t k = 0; k < outs.size(); ++k) {
       if (outs[k]->StorageBytes() != ran[k]->golden) {
         ADD_FAILURE() << "thread " << thread_index << " round " << round << ": " << ran[k]->name
@@ -109,10 +108,9 @@ TEST_F(Concurrency, ThreadCountChangedBetweenLaunchesOfOneThread) {
   for (int k = 0; k < 300; ++k) {
     ASSERT_EQ(aclnnCpuSetNumThreads(2 + k % 3), ACL_SUCCESS);
     auto out = p.MakeOut();
-    void* workspace = nullptr;
-    ASSERT_EQ(Enqueue(p, out->get(), nullptr, &workspace), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    aclnn_cpu::DeviceMemory workspace;
+    ASSERT_EQ(Enqueue(p, out->get(), nullptr, workspace), ACLNN_SUCCESS) << aclGetRecentErrMsg();
     ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
-    if (workspace != nullptr) aclrtFree(workspace);
     ASSERT_EQ(out->StorageBytes(), p.golden) << "launch " << k;
   }
   EXPECT_EQ(aclnnCpuSetNumThreads(0), ACL_SUCCESS);
@@ -290,21 +288,19 @@ TEST_F(Concurrency, DestroyStreamWithQueuedLaunchesWaitsForThem) {
   InPlaceChain chain;
   for (int k = 0; k < 4; ++k) ASSERT_EQ(chain.Launch(k % 2 == 1, stream), ACLNN_SUCCESS);
   std::vector<std::unique_ptr<TestTensor>> outs;
-  std::vector<void*> workspaces;
+  std::vector<aclnn_cpu::DeviceMemory> workspaces;
   for (const auto& p : problems()) {
     outs.push_back(p->MakeOut());
-    void* workspace = nullptr;
-    ASSERT_EQ(Enqueue(*p, outs.back()->get(), stream, &workspace), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-    workspaces.push_back(workspace);
+    aclnn_cpu::DeviceMemory workspace;
+    ASSERT_EQ(Enqueue(*p, outs.back()->get(), stream, workspace), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    workspaces.push_back(std::move(workspace));
   }
   ASSERT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
   // No synchronize: destroying the stream waited for every launch.
   for (size_t k = 0; k < outs.size(); ++k) {
     EXPECT_EQ(outs[k]->StorageBytes(), problems()[k]->golden) << problems()[k]->name;
   }
-  for (void* w : workspaces) {
-    if (w != nullptr) aclrtFree(w);
-  }
+  workspaces.clear();
   EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_ERROR_INVALID_PARAM);  // the handle is gone
 }
 

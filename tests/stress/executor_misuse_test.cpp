@@ -137,8 +137,8 @@ TEST_F(ExecutorMisuse, RepeatableExecutorDestroyedWhileItsLaunchesAreQueued) {
   ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
   const StressProblem& big = problem(6);
   auto big_out = big.MakeOut();
-  void* big_workspace = nullptr;
-  ASSERT_EQ(Enqueue(big, big_out->get(), stream, &big_workspace), ACLNN_SUCCESS);  // keeps the stream busy
+  aclnn_cpu::DeviceMemory big_workspace;
+  ASSERT_EQ(Enqueue(big, big_out->get(), stream, big_workspace), ACLNN_SUCCESS);  // keeps the stream busy
   const StressProblem& p = problem(2);
   auto [out, ws, e] = bce_stress::Plan(p);
   ASSERT_NE(e, nullptr);
@@ -154,7 +154,7 @@ TEST_F(ExecutorMisuse, RepeatableExecutorDestroyedWhileItsLaunchesAreQueued) {
   EXPECT_EQ(out->StorageBytes(), p.golden);
   EXPECT_EQ(big_out->StorageBytes(), big.golden);
   if (workspace) aclrtFree(workspace);
-  if (big_workspace) aclrtFree(big_workspace);
+  big_workspace.Reset();
   EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
 }
 

@@ -104,16 +104,13 @@ Planned Plan(const StressProblem& p) {
   return planned;
 }
 
-aclnnStatus Enqueue(const StressProblem& p, aclTensor* out, aclrtStream stream, void** workspace) {
-  *workspace = nullptr;
-  uint64_t workspace_size = 0;
-  aclOpExecutor* executor = nullptr;
-  if (aclnnStatus s = FirstPhase(p, out, &workspace_size, &executor)) return s;
-  if (workspace_size > 0 && aclrtMalloc(workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-    aclDestroyAclOpExecutor(executor);
-    return ACLNN_ERR_INNER;
-  }
-  return aclnnBinaryCrossEntropyWithLogitsBackward(*workspace, workspace_size, executor, stream);
+aclnnStatus Enqueue(const StressProblem& p, aclTensor* out, aclrtStream stream, aclnn_cpu::DeviceMemory& workspace) {
+  return aclnn_cpu::CallTwoPhase(
+             [&](uint64_t* workspace_size, aclOpExecutor** executor) {
+               return FirstPhase(p, out, workspace_size, executor);
+             },
+             aclnnBinaryCrossEntropyWithLogitsBackward, stream, workspace, aclnn_cpu::Synchronize::kNo)
+      .status;
 }
 
 std::vector<std::unique_ptr<StressProblem>> MakeStressProblems() {
@@ -138,10 +135,9 @@ std::vector<std::unique_ptr<StressProblem>> MakeStressProblems() {
   for (const auto& spec : specs) problems.push_back(Build(rng, spec));
   for (auto& p : problems) {
     auto out = p->MakeOut();
-    void* workspace = nullptr;
-    EXPECT_EQ(Enqueue(*p, out->get(), nullptr, &workspace), ACLNN_SUCCESS) << p->name << ": " << aclGetRecentErrMsg();
+    aclnn_cpu::DeviceMemory workspace;
+    EXPECT_EQ(Enqueue(*p, out->get(), nullptr, workspace), ACLNN_SUCCESS) << p->name << ": " << aclGetRecentErrMsg();
     EXPECT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
-    if (workspace != nullptr) aclrtFree(workspace);
     // The golden run itself is checked against the float64 reference.
     const bce_test::Problem check{p->dout.get(), p->self.get(), p->target.get(), p->weight.get(),
                                   p->pos_weight.get(), p->reduction, out.get()};

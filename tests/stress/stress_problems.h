@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "common/bce_test_util.h"
+#include "common/two_phase_call.h"
 
 namespace bce_stress {
 
@@ -40,8 +41,8 @@ std::vector<std::unique_ptr<StressProblem>> MakeStressProblems();
 aclnnStatus FirstPhase(const StressProblem& p, aclTensor* out, uint64_t* workspace_size, aclOpExecutor** executor);
 
 /// Both phases of @p p into @p out, enqueued on @p stream and NOT synchronized. The workspace
-/// (if any) is returned through @p workspace and must be freed after the stream is synchronized.
-aclnnStatus Enqueue(const StressProblem& p, aclTensor* out, aclrtStream stream, void** workspace);
+/// (if any) is held by @p workspace (aclrtFree waits for the launches that use it).
+aclnnStatus Enqueue(const StressProblem& p, aclTensor* out, aclrtStream stream, aclnn_cpu::DeviceMemory& workspace);
 
 /// A problem's fresh out and the executor its first phase made (nullptr if that failed).
 struct Planned {
