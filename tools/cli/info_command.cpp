@@ -11,7 +11,7 @@
 #include "aclnn/aclnn_cpu.h"
 #include "cli_options.h"
 #include "commands.h"
-#include "op_host/platform_info.h"
+#include "platform/platform_info.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
 
 namespace aclnn_bce_cli {

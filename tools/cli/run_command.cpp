@@ -16,7 +16,7 @@
 #include "commands.h"
 #include "common/dtype.h"
 #include "memory_budget.h"
-#include "op_host/platform_info.h"
+#include "platform/platform_info.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 
 namespace aclnn_bce_cli {

@@ -10,9 +10,9 @@
 
 #include "common/dtype.h"
 #include "common/error.h"
-#include "common/overlap.h"
-#include "common/strided_iter.h"
-#include "op_host/platform_info.h"
+#include "opdev/overlap.h"
+#include "opdev/strided_iter.h"
+#include "platform/platform_info.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_def.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"

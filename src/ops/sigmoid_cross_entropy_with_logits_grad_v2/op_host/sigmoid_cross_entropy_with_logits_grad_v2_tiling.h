@@ -5,7 +5,7 @@
 #include <optional>
 #include <span>
 
-#include "op_host/platform_info.h"
+#include "platform/platform_info.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_def.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_data.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_key.h"

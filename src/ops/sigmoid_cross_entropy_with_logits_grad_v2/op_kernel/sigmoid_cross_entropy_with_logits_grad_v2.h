@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/strided_iter.h"
+#include "opdev/strided_iter.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_data.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_key.h"
 

@@ -14,7 +14,7 @@
 
 #include "common/bce_test_util.h"
 #include "common/dtype.h"
-#include "common/overlap.h"
+#include "opdev/overlap.h"
 #include "op_api_test_helpers.h"
 
 namespace bce_test {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "op_host/platform_info.h"
+#include "platform/platform_info.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
 
 namespace bce_host_test {

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "common/strided_iter.h"
+#include "opdev/strided_iter.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/strided_iter.h"
+#include "opdev/strided_iter.h"
 
 namespace {
 

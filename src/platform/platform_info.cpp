@@ -1,4 +1,4 @@
-#include "op_host/platform_info.h"
+#include "platform/platform_info.h"
 
 #include <unistd.h>
 

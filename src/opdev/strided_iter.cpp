@@ -1,4 +1,4 @@
-#include "common/strided_iter.h"
+#include "opdev/strided_iter.h"
 
 namespace aclnn_cpu {
 

@@ -1,4 +1,4 @@
-#include "common/overlap.h"
+#include "opdev/overlap.h"
 
 #include <algorithm>
 #include <array>
