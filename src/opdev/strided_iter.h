@@ -12,10 +12,8 @@
 #include "acl/acl_base.h"
 #include "common/dtype.h"
 #include "common/shape.h"
+#include "opdev/transpose_copy.h"
 
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
 
 namespace aclnn_cpu {
 
@@ -144,44 +142,11 @@ void ForEachRowBlock(const IterSpace& space, const StridedOperand& op, int64_t b
   flush();
 }
 
-#if defined(__SSE__)
-/// Transposes 4x4 fp32 tiles between rows that are adjacent elements of the wide side (a
-/// transposed view: row r + 1 starts one element after row r) and 4 dense rows: columns
-/// [0, cols & ~3) of rows wide + 0..3 <-> dense_rows[0..3]. Four 16-byte loads, the SSE
-/// transpose and four 16-byte stores per 16 elements, against 16 scalar loads and 16 stores.
-/// Written with SSE intrinsics rather than Highway: this header is compiled for the x86-64
-/// baseline, for which Highway 1.0.3 has no vector target (its static dispatch there is scalar),
-/// and SSE is part of that baseline.
-template <bool kGather>
-inline void TransposeFloatQuads(float* wide, int64_t wide_stride, float* const* dense_rows, int64_t cols) {
-  for (int64_t i = 0; i + 4 <= cols; i += 4) {
-    float* column = wide + i * wide_stride;
-    if constexpr (kGather) {
-      __m128 c0 = _mm_loadu_ps(column), c1 = _mm_loadu_ps(column + wide_stride),
-             c2 = _mm_loadu_ps(column + 2 * wide_stride), c3 = _mm_loadu_ps(column + 3 * wide_stride);
-      _MM_TRANSPOSE4_PS(c0, c1, c2, c3);
-      _mm_storeu_ps(dense_rows[0] + i, c0);
-      _mm_storeu_ps(dense_rows[1] + i, c1);
-      _mm_storeu_ps(dense_rows[2] + i, c2);
-      _mm_storeu_ps(dense_rows[3] + i, c3);
-    } else {
-      __m128 r0 = _mm_loadu_ps(dense_rows[0] + i), r1 = _mm_loadu_ps(dense_rows[1] + i),
-             r2 = _mm_loadu_ps(dense_rows[2] + i), r3 = _mm_loadu_ps(dense_rows[3] + i);
-      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-      _mm_storeu_ps(column, r0);
-      _mm_storeu_ps(column + wide_stride, r1);
-      _mm_storeu_ps(column + 2 * wide_stride, r2);
-      _mm_storeu_ps(column + 3 * wide_stride, r3);
-    }
-  }
-}
-#endif
-
 /// Copies a group of rows between a wide-stride side and a dense side: element i of row r is at
 /// wide + wide_offsets[r] + i * wide_stride and at dense + dense_positions[r] + i. Columns go in
 /// blocks of kRowBlock so that every cache line of the wide side is used whole while in L1.
 /// kGather: wide -> dense; else dense -> wide. fp32 rows that are adjacent elements of the wide
-/// side (a transposed view) go four by four through TransposeFloatQuads where SSE exists.
+/// side (a transposed view) go N by N through the SIMD target's transposing copies.
 template <bool kGather, class Wide, class Dense>
 void CopyRowGroup(Wide* wide, int64_t wide_stride, const int64_t* wide_offsets, Dense* dense,
                   const int64_t* dense_positions, int rows, int64_t run) {
@@ -192,25 +157,27 @@ void CopyRowGroup(Wide* wide, int64_t wide_stride, const int64_t* wide_offsets, 
   }
   const int64_t row_step = rows > 1 ? wide_offsets[1] - wide_offsets[0] : 0;
   int first_row = 0;  // rows before it are done
-#if defined(__SSE__)
   if constexpr (std::is_same_v<std::remove_const_t<Wide>, float> && std::is_same_v<std::remove_const_t<Dense>, float>) {
-    if (evenly_spaced && row_step == 1 && rows >= 4) {
-      const int quad_rows = rows / 4 * 4;
+    const TransposeFloatKernels& transpose = ChosenTransposeFloatKernels();
+    const int n = transpose.rows;
+    if (n > 1 && evenly_spaced && row_step == 1 && rows >= n) {
+      const int tiled_rows = rows / n * n;
       float* const dense_base = const_cast<float*>(dense);  // written only when gathering
       float* const wide_base = const_cast<float*>(wide);    // written only when scattering
+      const TransposeFloatFn copy = kGather ? transpose.gather : transpose.scatter;
       for (int64_t i0 = 0; i0 < run; i0 += kRowBlock) {
-        const int64_t cols = std::min<int64_t>(kRowBlock, run - i0) / 4 * 4;
-        for (int r = 0; r < quad_rows; r += 4) {
-          float* const dense_rows[4] = {dense_base + dense_positions[r] + i0, dense_base + dense_positions[r + 1] + i0,
-                                        dense_base + dense_positions[r + 2] + i0, dense_base + dense_positions[r + 3] + i0};
-          TransposeFloatQuads<kGather>(wide_base + wide_offsets[r] + i0 * wide_stride, wide_stride, dense_rows, cols);
+        const int64_t cols = std::min<int64_t>(kRowBlock, run - i0) / n * n;
+        for (int r = 0; r < tiled_rows; r += n) {
+          float* dense_rows[8];
+          for (int k = 0; k < n; ++k) dense_rows[k] = dense_base + dense_positions[r + k] + i0;
+          copy(wide_base + wide_offsets[r] + i0 * wide_stride, wide_stride, dense_rows, cols);
         }
       }
-      // Left: the last run % 4 columns of the quad rows, and all of the rows after them.
-      for (int r = 0; r < quad_rows; ++r) {
+      // Left: the last run % n columns of the tiled rows, and all of the rows after them.
+      for (int r = 0; r < tiled_rows; ++r) {
         Wide* w = wide + wide_offsets[r];
         Dense* d = dense + dense_positions[r];
-        for (int64_t i = run / 4 * 4; i < run; ++i) {
+        for (int64_t i = run / n * n; i < run; ++i) {
           if constexpr (kGather) {
             d[i] = w[i * wide_stride];
           } else {
@@ -218,10 +185,9 @@ void CopyRowGroup(Wide* wide, int64_t wide_stride, const int64_t* wide_offsets, 
           }
         }
       }
-      first_row = quad_rows;
+      first_row = tiled_rows;
     }
   }
-#endif
   for (int64_t i0 = 0; i0 < run; i0 += kRowBlock) {
     const int64_t i1 = std::min<int64_t>(i0 + kRowBlock, run);
     for (int r = first_row; r < rows; ++r) {

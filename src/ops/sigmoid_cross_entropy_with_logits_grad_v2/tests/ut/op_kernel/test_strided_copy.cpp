@@ -1,14 +1,17 @@
 // GatherRange / ScatterRange (CopyIn / CopyOut of staged operands) on transposed views, against
-// element-by-element index arithmetic. Transposed fp32 views go through the 4x4-transposing path
-// of CopyRowGroup where SSE exists; these shapes put rows and columns on both sides of every
-// multiple of 4 and of the 16-row group, and ranges start and end mid-row.
+// element-by-element index arithmetic, on every SIMD target of this machine. Transposed fp32
+// views go through the target's N x N transposing copies (transpose_copy.h: N = 8 on AVX2 and
+// AVX-512, 4 on SSE4 and EMU128); these shapes put rows and columns on both sides of every
+// multiple of 4 and 8 and of the 16-row group, and ranges start and end mid-row.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "kernel_test_util.h"
 #include "opdev/strided_iter.h"
+#include "opdev/transpose_copy.h"
 
 namespace {
 
@@ -75,7 +78,20 @@ std::vector<std::pair<int64_t, int64_t>> Ranges(int64_t numel, int64_t cols) {
   return ranges;
 }
 
-TEST(StridedCopy, GatherOfATransposedFp32ViewReadsEveryElementOfTheRangeInOrder) {
+/// Runs on the SIMD target of its parameter (the transposing copies are dispatched per target).
+class StridedCopy : public bce_kernel_test::OnEverySimdTarget {};
+
+TEST_P(StridedCopy, TheTargetUnderTestProvidesTheTransposingCopies) {
+  const aclnn_cpu::TransposeFloatKernels& kernels = aclnn_cpu::ChosenTransposeFloatKernels();
+  EXPECT_STREQ(kernels.target_name, target_name());
+  if (kernels.rows > 1) {
+    EXPECT_TRUE(kernels.rows == 4 || kernels.rows == 8) << kernels.rows;
+    EXPECT_NE(kernels.gather, nullptr);
+    EXPECT_NE(kernels.scatter, nullptr);
+  }
+}
+
+TEST_P(StridedCopy, GatherOfATransposedFp32ViewReadsEveryElementOfTheRangeInOrder) {
   for (const Shape& shape : Shapes()) {
     TransposedView view(shape.rows, shape.cols, shape.ld(), shape.row_stride);
     for (int64_t r = 0; r < shape.rows; ++r) {
@@ -98,7 +114,7 @@ TEST(StridedCopy, GatherOfATransposedFp32ViewReadsEveryElementOfTheRangeInOrder)
   }
 }
 
-TEST(StridedCopy, ScatterToATransposedFp32ViewWritesTheRangeAndNothingElse) {
+TEST_P(StridedCopy, ScatterToATransposedFp32ViewWritesTheRangeAndNothingElse) {
   for (const Shape& shape : Shapes()) {
     const int64_t numel = shape.rows * shape.cols;
     for (auto [begin, count] : Ranges(numel, shape.cols)) {
@@ -120,7 +136,7 @@ TEST(StridedCopy, ScatterToATransposedFp32ViewWritesTheRangeAndNothingElse) {
   }
 }
 
-TEST(StridedCopy, GatherConvertsATransposedFp32ViewToFp64) {
+TEST_P(StridedCopy, GatherConvertsATransposedFp32ViewToFp64) {
   // Another destination type: the element-by-element path, same result.
   TransposedView view(19, 21, 24);
   for (int64_t r = 0; r < 19; ++r) {
@@ -132,5 +148,8 @@ TEST(StridedCopy, GatherConvertsATransposedFp32ViewToFp64) {
     ASSERT_EQ(dst[static_cast<size_t>(linear)], TransposedView::Value(linear / 21, linear % 21)) << linear;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(SimdTargets, StridedCopy, ::testing::ValuesIn(hwy::SupportedAndGeneratedTargets()),
+                         bce_kernel_test::SimdTargetName);
 
 }  // namespace
