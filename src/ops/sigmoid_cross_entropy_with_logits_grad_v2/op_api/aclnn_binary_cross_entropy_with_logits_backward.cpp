@@ -1,17 +1,13 @@
-// ACLNN L2 API of SigmoidCrossEntropyWithLogitsGradV2: checks (SPEC §3), dtype promotion, the plan
+// ACLNN L2 API of SigmoidCrossEntropyWithLogitsGradV2: checks (docs/contract.md §3), dtype promotion, the plan
 // (iteration space, operand access, tiling, kernel) and the executor.
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
 
-#include <algorithm>
-#include <array>
 #include <memory>
-#include <new>
-#include <vector>
 
 #include "common/dtype.h"
 #include "common/error.h"
-#include "opdev/overlap.h"
 #include "opdev/strided_iter.h"
+#include "opdev/tensor_checks.h"
 #include "platform/platform_info.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_def.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
@@ -26,12 +22,6 @@ namespace {
 constexpr const char* kFirstPhase = "aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize";
 constexpr const char* kSecondPhase = "aclnnBinaryCrossEntropyWithLogitsBackward";
 
-/// The tensors of one call, in the order of the checks' messages.
-struct NamedTensor {
-  const char* name;
-  const aclTensor* tensor;
-};
-
 aclnnStatus CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* target,
                          const aclTensor* out, const uint64_t* workspaceSize, aclOpExecutor* const* executor) {
   const NamedTensor required[] = {{"gradOutput", gradOutput}, {"self", self}, {"target", target}, {"out", out}};
@@ -43,77 +33,6 @@ aclnnStatus CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, con
   return ACLNN_SUCCESS;
 }
 
-aclnnStatus CheckLive(std::span<const NamedTensor> tensors) {
-  std::array<const aclTensor*, kOperandCount> handles{};
-  for (size_t i = 0; i < tensors.size() && i < handles.size(); ++i) handles[i] = tensors[i].tensor;
-  const int dead = FirstDeadTensor(std::span<const aclTensor* const>(handles.data(), tensors.size()));
-  if (dead >= 0) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", tensors[static_cast<size_t>(dead)].name,
-                " is not a live tensor (destroyed, or not made by aclCreateTensor)");
-  }
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus CheckDims(std::span<const NamedTensor> tensors) {
-  for (const auto& t : tensors) {
-    if (t.tensor != nullptr && t.tensor->dims.rank > kMaxDims) {
-      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", t.name, " has ", t.tensor->dims.rank,
-                  " dims, more than the maximum of ", kMaxDims);
-    }
-  }
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus CheckDTypes(std::span<const NamedTensor> tensors, const aclTensor* target, const aclTensor* out) {
-  for (const auto& t : tensors) {
-    if (t.tensor != nullptr && !IsSupportedFloat(t.tensor->dtype)) {
-      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", t.name, " dtype ", DTypeName(t.tensor->dtype),
-                  " is not supported; expected FLOAT, FLOAT16, BF16 or DOUBLE");
-    }
-  }
-  if (out->dtype != target->dtype) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out dtype ", DTypeName(out->dtype),
-                " must equal target dtype ", DTypeName(target->dtype));
-  }
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus CheckFormats(const aclTensor* self, const aclTensor* target, const aclTensor* out) {
-  if (target->format != self->format) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": target format ", FormatName(target->format),
-                " must equal self format ", FormatName(self->format));
-  }
-  if (out->format != self->format) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out format ", FormatName(out->format),
-                " must equal self format ", FormatName(self->format));
-  }
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus CheckShapes(const aclTensor* self, std::span<const NamedTensor> same_shape,
-                        std::span<const NamedTensor> broadcast) {
-  if (self->numel == 0) return ACLNN_SUCCESS;  // SPEC §3.5: the shape rule is waived for an empty self
-  for (const auto& t : same_shape) {
-    if (!(t.tensor->dims == self->dims)) {
-      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", t.name, " shape ", FormatDims(t.tensor->dims.span()),
-                  " must equal self shape ", FormatDims(self->dims.span()));
-    }
-  }
-  for (const auto& t : broadcast) {
-    if (t.tensor == nullptr) continue;
-    const auto shape = BroadcastShapes(t.tensor->dims, self->dims);
-    if (!shape || !(*shape == self->dims)) {
-      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", t.name, " shape ", FormatDims(t.tensor->dims.span()),
-                  " must broadcast to self shape ", FormatDims(self->dims.span()));
-    }
-  }
-  return ACLNN_SUCCESS;
-}
-
-MemoryView ViewOf(const aclTensor& t) {
-  return {t.first_element(), static_cast<int64_t>(t.element_size()), t.dims.span(), t.strides.span()};
-}
-
 // Note [Aliasing]
 // out is written element by element while the inputs are read, so out must not share memory with
 // itself, and it may share memory with an input only as the very same view (in place). That is
@@ -123,62 +42,7 @@ MemoryView ViewOf(const aclTensor& t) {
 // buffer first, kStaged inputs are gathered before the tile is computed and out is scattered
 // after it, a kConstant input is read once per block, and an identical view of an input is
 // classified like out or both are staged). Any other overlap would make results depend on the
-// order and timing of the blocks, so it is refused, as PyTorch does. The decision is exact
-// (common/overlap.h); where its bounded search gives up, the call is refused too.
-
-/// SPEC §3.5, after the shape rules and for a non-empty self only: out's elements are distinct
-/// (InternalOverlap), and out is either the same view as an input or shares no byte with it.
-aclnnStatus CheckOutMemory(const aclTensor* out, std::span<const NamedTensor> inputs) {
-  const MemoryView out_view = ViewOf(*out);
-  switch (InternalOverlap(out_view)) {
-    case Overlap::kNone: break;
-    case Overlap::kShared:
-      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out view (stride ", FormatDims(out->strides.span()),
-                  ") has elements that share memory; out must be writable element by element");
-    case Overlap::kUndecided:
-      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out view (shape ", FormatDims(out->dims.span()),
-                  ", stride ", FormatDims(out->strides.span()),
-                  ") interleaves its strides so that the limit of ", kMaxOverlapSearchSteps,
-                  " search steps passes before it is proven that no two elements share memory; use a view whose "
-                  "strides nest");
-  }
-  for (const auto& t : inputs) {
-    if (t.tensor == nullptr) continue;
-    const MemoryView view = ViewOf(*t.tensor);
-    if (SameView(out_view, view)) continue;  // in place: see Note [Aliasing]
-    switch (MutualOverlap(out_view, view)) {
-      case Overlap::kNone: break;
-      case Overlap::kShared:
-        return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out overlaps ", t.name,
-                    " in memory but is not the same view; out must not partially overlap an input (it may be "
-                    "the same view as one, for an in-place call)");
-      case Overlap::kUndecided:
-        return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out and ", t.name,
-                    " interleave in memory and the limit of ", kMaxOverlapSearchSteps,
-                    " search steps passes before it is proven that they share no byte; out must not partially "
-                    "overlap an input");
-    }
-  }
-  return ACLNN_SUCCESS;
-}
-
-/// For a non-empty self: each present, non-empty tensor's data address is a multiple of its
-/// element size. The kernel reads single elements with typed loads (a broadcast scalar, a staged
-/// gather, a partial chunk), which a misaligned address makes undefined behaviour (and a fault
-/// where the compiler vectorizes them with aligned instructions); aclrtMalloc memory and any C++
-/// array of the element type are aligned.
-aclnnStatus CheckAlignment(std::span<const NamedTensor> tensors) {
-  for (const auto& t : tensors) {
-    if (t.tensor == nullptr || t.tensor->numel == 0) continue;
-    const auto address = reinterpret_cast<uintptr_t>(t.tensor->first_element());
-    if (address % t.tensor->element_size() != 0) {
-      return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": ", t.name, " data address ",
-                  reinterpret_cast<const void*>(address), " is not aligned to its element size of ",
-                  t.tensor->element_size(), " bytes");
-    }
-  }
-  return ACLNN_SUCCESS;
-}
+// order and timing of the blocks, so it is refused, as PyTorch does (CheckOutMemory).
 
 /// The launch plan of one call: a KernelLaunch plus the runtime's view of it.
 class BcePlan final : public LaunchPlan {
@@ -289,21 +153,26 @@ aclnnStatus GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
   const NamedTensor all[] = {{"gradOutput", gradOutput},   {"self", self},
                              {"target", target},           {"weightOptional", weightOptional},
                              {"posWeightOptional", posWeightOptional}, {"out", out}};
-  if (aclnnStatus s = CheckLive(all)) return s;
-  // 2. dims, 3. dtypes, 4. formats, 5. shapes, 6. reduction
-  if (aclnnStatus s = CheckDims(all)) return s;
-  if (aclnnStatus s = CheckDTypes(all, target, out)) return s;
-  if (aclnnStatus s = CheckFormats(self, target, out)) return s;
-  const NamedTensor same_shape[] = {{"target", target}, {"out", out}};
-  const NamedTensor broadcast[] = {{"gradOutput", gradOutput},
-                                   {"weightOptional", weightOptional},
-                                   {"posWeightOptional", posWeightOptional}};
-  if (aclnnStatus s = CheckShapes(self, same_shape, broadcast)) return s;
-  const NamedTensor inputs[] = {{"gradOutput", gradOutput}, {"self", self}, {"target", target},
-                                {"weightOptional", weightOptional}, {"posWeightOptional", posWeightOptional}};
-  if (self->numel != 0) {  // SPEC §3.5: waived for an empty self, as the shape rule is
-    if (aclnnStatus s = CheckAlignment(all)) return s;
-    if (aclnnStatus s = CheckOutMemory(out, inputs)) return s;
+  if (aclnnStatus s = CheckLive(kFirstPhase, all)) return s;
+  // 2. dims, 3. dtypes, 4. formats, 5. shapes and memory, 6. reduction (docs/contract.md §3)
+  if (aclnnStatus s = CheckDims(kFirstPhase, all)) return s;
+  if (aclnnStatus s = CheckFloatDTypes(kFirstPhase, all)) return s;
+  if (aclnnStatus s = CheckSameDType(kFirstPhase, {"out", out}, {"target", target})) return s;
+  const NamedTensor self_named{"self", self};
+  if (aclnnStatus s = CheckSameFormat(kFirstPhase, {"target", target}, self_named)) return s;
+  if (aclnnStatus s = CheckSameFormat(kFirstPhase, {"out", out}, self_named)) return s;
+  // An empty self reads and writes nothing: the shape and memory rules are waived for it.
+  if (self->numel != 0) {
+    const NamedTensor same_shape[] = {{"target", target}, {"out", out}};
+    const NamedTensor broadcast[] = {{"gradOutput", gradOutput},
+                                     {"weightOptional", weightOptional},
+                                     {"posWeightOptional", posWeightOptional}};
+    const NamedTensor inputs[] = {{"gradOutput", gradOutput}, {"self", self}, {"target", target},
+                                  {"weightOptional", weightOptional}, {"posWeightOptional", posWeightOptional}};
+    if (aclnnStatus s = CheckSameShape(kFirstPhase, same_shape, self_named)) return s;
+    if (aclnnStatus s = CheckBroadcastsTo(kFirstPhase, broadcast, self_named)) return s;
+    if (aclnnStatus s = CheckAlignment(kFirstPhase, all)) return s;
+    if (aclnnStatus s = CheckOutMemory(kFirstPhase, {"out", out}, inputs)) return s;  // Note [Aliasing]
   }
   const auto reduction_type = FromAclnnReduction(reduction);
   if (!reduction_type) {
