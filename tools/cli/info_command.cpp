@@ -18,6 +18,7 @@ namespace aclnn_bce_cli {
 
 namespace {
 
+using aclnn_cpu::FromAclnnReduction;
 using aclnn_cpu::PlatformInfo;
 using namespace aclnn_cpu::bce_grad;
 

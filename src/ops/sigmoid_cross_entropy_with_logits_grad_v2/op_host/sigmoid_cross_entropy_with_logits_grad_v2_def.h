@@ -1,33 +1,17 @@
 // The graph-level (IR) operator SigmoidCrossEntropyWithLogitsGradV2:
 //   (predict, target, dout, weight?, pos_weight?, reduction = "mean") -> gradient
-// its definition, the reduction attribute and infer-shape.
+// its definition and infer-shape (the reduction attribute is opdev/reduction.h, shared by the
+// loss operators).
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string_view>
-#include <variant>
 
 #include "acl/acl_base.h"
 #include "common/shape.h"
+#include "opdev/reduction.h"
 
 namespace aclnn_cpu::bce_grad {
-
-/// The tiling's reduction encoding, as in the NPU original: 0 none, 1 sum, 2 mean. It differs
-/// from ACLNN's (0 none, 1 mean, 2 sum); FromAclnnReduction maps once, at the API boundary.
-enum class ReductionType : int64_t { kNone = 0, kSum = 1, kMean = 2 };
-
-/// ACLNN's integer reduction (0 none, 1 mean, 2 sum) -> ReductionType; nullopt outside [0, 2].
-std::optional<ReductionType> FromAclnnReduction(int64_t reduction);
-
-/// The string attribute: "none", "mean", "sum" or the letters n/m/s, any case.
-std::optional<ReductionType> ParseReductionAttr(std::string_view text);
-
-/// The attribute as a graph carries it: a string (the IR default "mean"), or an integer in the
-/// ACLNN encoding.
-using ReductionAttr = std::variant<std::string_view, int64_t>;
-inline constexpr std::string_view kDefaultReduction = "mean";
-std::optional<ReductionType> ResolveReductionAttr(const ReductionAttr& attr);
 
 /// The operator's definition as registered in the original's _def.cpp.
 struct OpDefinition {

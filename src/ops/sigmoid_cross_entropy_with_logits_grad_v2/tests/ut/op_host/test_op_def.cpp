@@ -8,14 +8,14 @@
 namespace {
 
 using aclnn_cpu::DimVector;
-using aclnn_cpu::bce_grad::FromAclnnReduction;
+using aclnn_cpu::FromAclnnReduction;
 using aclnn_cpu::bce_grad::InferShape;
-using aclnn_cpu::bce_grad::kDefaultReduction;
+using aclnn_cpu::kDefaultReduction;
 using aclnn_cpu::bce_grad::OpDefinition;
-using aclnn_cpu::bce_grad::ParseReductionAttr;
-using aclnn_cpu::bce_grad::ReductionAttr;
-using aclnn_cpu::bce_grad::ReductionType;
-using aclnn_cpu::bce_grad::ResolveReductionAttr;
+using aclnn_cpu::ParseReductionAttr;
+using aclnn_cpu::ReductionAttr;
+using aclnn_cpu::ReductionType;
+using aclnn_cpu::ResolveReductionAttr;
 using aclnn_cpu::bce_grad::TensorDesc;
 
 TEST(ReductionType, UsesTheNpuTilingEncodingNoneSumMean) {

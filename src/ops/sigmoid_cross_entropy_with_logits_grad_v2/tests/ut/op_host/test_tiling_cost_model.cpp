@@ -11,7 +11,7 @@ namespace bce_host_test {
 namespace {
 
 using aclnn_cpu::bce_grad::ComputeTiling;
-using aclnn_cpu::bce_grad::FromAclnnReduction;
+using aclnn_cpu::FromAclnnReduction;
 using aclnn_cpu::bce_grad::kKernelDTypeCount;
 using aclnn_cpu::bce_grad::KernelDTypeSize;
 using aclnn_cpu::bce_grad::kTilingKeyCount;

@@ -15,7 +15,7 @@ namespace bce_host_test {
 
 using aclnn_cpu::PlatformInfo;
 using aclnn_cpu::bce_grad::KernelDType;
-using aclnn_cpu::bce_grad::ReductionType;
+using aclnn_cpu::ReductionType;
 using aclnn_cpu::bce_grad::SigmoidCrossEntropyWithLogitsGradV2TilingData;
 using aclnn_cpu::bce_grad::TilingProblem;
 using aclnn_cpu::bce_grad::TilingResult;
