@@ -12,9 +12,10 @@
 #include <cstring>
 
 #include "hwy/cache_control.h"
-#include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
+#include "simd/convert-inl.h"
+#include "simd/exp-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu {
@@ -22,200 +23,12 @@ namespace bce_grad {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// ---------------------------------------------------------------------------------------------
-// Loads and stores of the storage types, widened to / narrowed from the compute type.
-//
-// Contract (all targets):
-//   LoadWide:  exact (fp16, bf16 -> fp32 are exact widenings).
-//   StoreNarrow: one rounding to nearest even; overflow -> Inf; NaN stays NaN (quiet).
-// Highway 1.0.3 gets this right only in part: its bf16 DemoteTo truncates, and without F16C its
-// fp16 conversions truncate and turn Inf/NaN into finite numbers. We use the hardware F16C path
-// on x86 AVX2 and above, and our own integer code everywhere else.
-// ---------------------------------------------------------------------------------------------
-
-#undef ACLNN_BCE_HAVE_HW_F16
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
-#define ACLNN_BCE_HAVE_HW_F16 1
-#else
-#define ACLNN_BCE_HAVE_HW_F16 0
-#endif
-
-template <class DF>
-HWY_INLINE hn::Vec<DF> HalfBitsToFloat(DF df, hn::Vec<hn::RebindToUnsigned<DF>> h) {
-  const hn::RebindToUnsigned<DF> du;
-  const hn::RebindToSigned<DF> di;
-  const auto sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(du, 0x8000u)));
-  const auto exponent = hn::And(hn::ShiftRight<10>(h), hn::Set(du, 0x1Fu));
-  const auto mantissa = hn::And(h, hn::Set(du, 0x3FFu));
-  const auto normal = hn::Or(hn::ShiftLeft<23>(hn::Add(exponent, hn::Set(du, 112u))), hn::ShiftLeft<13>(mantissa));
-  const auto quiet = hn::IfThenElseZero(hn::RebindMask(du, hn::Ne(hn::BitCast(di, mantissa), hn::Zero(di))),
-                                        hn::Set(du, 0x00400000u));
-  const auto inf_nan = hn::Or(hn::Or(hn::Set(du, 0x7F800000u), hn::ShiftLeft<13>(mantissa)), quiet);
-  // Subnormal (and zero): mantissa * 2^-24 is exact in binary32.
-  const auto subnormal =
-      hn::BitCast(du, hn::Mul(hn::ConvertTo(df, hn::BitCast(di, mantissa)), hn::Set(df, 0x1p-24f)));
-  const auto exp_i = hn::BitCast(di, exponent);
-  auto bits = hn::IfThenElse(hn::RebindMask(du, hn::Eq(exp_i, hn::Set(di, 31))), inf_nan, normal);
-  bits = hn::IfThenElse(hn::RebindMask(du, hn::Eq(exp_i, hn::Zero(di))), subnormal, bits);
-  return hn::BitCast(df, hn::Or(bits, sign));
-}
-
-template <class DF>
-HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> FloatToHalfBits(DF df, hn::Vec<DF> v) {
-  const hn::RebindToUnsigned<DF> du;
-  const hn::RebindToSigned<DF> di;
-  const auto bits = hn::BitCast(du, v);
-  const auto sign = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 0x8000u));
-  const auto abs_bits = hn::And(bits, hn::Set(du, 0x7FFFFFFFu));
-  const auto abs_i = hn::BitCast(di, abs_bits);  // non-negative: signed compares are safe
-  // Normal range: rebias and round the 13 dropped bits to nearest even.
-  const auto lsb = hn::And(hn::ShiftRight<13>(abs_bits), hn::Set(du, 1u));
-  const auto normal = hn::ShiftRight<13>(
-      hn::Sub(hn::Add(abs_bits, hn::Add(hn::Set(du, 0xFFFu), lsb)), hn::Set(du, 0x38000000u)));
-  // Below 2^-14: adding 0.5f puts the binary16 subnormal grid on binary32's last bit, so the
-  // float addition itself rounds to nearest even.
-  const auto subnormal =
-      hn::Sub(hn::BitCast(du, hn::Add(hn::BitCast(df, abs_bits), hn::Set(df, 0.5f))), hn::Set(du, 0x3F000000u));
-  auto h = hn::IfThenElse(hn::RebindMask(du, hn::Lt(abs_i, hn::Set(di, 0x38800000))), subnormal, normal);
-  h = hn::IfThenElse(hn::RebindMask(du, hn::Gt(abs_i, hn::Set(di, 0x477FEFFF))), hn::Set(du, 0x7C00u), h);
-  const auto nan = hn::Or(hn::Set(du, 0x7E00u), hn::And(hn::ShiftRight<13>(abs_bits), hn::Set(du, 0x3FFu)));
-  h = hn::IfThenElse(hn::RebindMask(du, hn::Gt(abs_i, hn::Set(di, 0x7F800000))), nan, h);
-  return hn::Or(h, sign);
-}
-
-/// The bf16 nearest to each lane (ties to even; NaN stays NaN, made quiet) in the upper 16 bits
-/// of the lane; the lower 16 bits are not specified. Callers shift or select halves, which joins
-/// a pair of vectors into one register of bf16 with one shift and one blend.
-template <class DF>
-HWY_INLINE hn::Vec<hn::RebindToUnsigned<DF>> BFloat16InUpperHalf(DF /*df*/, hn::Vec<DF> v) {
-  const hn::RebindToUnsigned<DF> du;
-  const auto bits = hn::BitCast(du, v);
-  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
-  const auto rounded = hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), lsb));
-  // Eq(v, v) is an ordered compare on every target, so false exactly for NaN. (Highway 1.0.3's
-  // Ne(v, v) is ordered too on AVX2 and AVX-512, and so also false for NaN: not usable here.)
-  return hn::IfThenElse(hn::RebindMask(du, hn::Eq(v, v)), rounded, hn::Or(bits, hn::Set(du, 0x00400000u)));
-}
-
-/// Loads Lanes(d) elements of storage type T widened to the compute type of d.
-template <class T, class D>
-HWY_INLINE hn::Vec<D> LoadWide(D d, const T* HWY_RESTRICT p) {
-  if constexpr (std::is_same_v<T, hn::TFromD<D>>) {
-    return hn::LoadU(d, p);
-  } else if constexpr (std::is_same_v<T, hwy::bfloat16_t>) {
-    const hn::Rebind<hwy::bfloat16_t, D> dbf;
-    return hn::PromoteTo(d, hn::LoadU(dbf, p));
-  } else {
-    static_assert(std::is_same_v<T, hwy::float16_t>);
-#if ACLNN_BCE_HAVE_HW_F16
-    const hn::Rebind<hwy::float16_t, D> dh;
-    return hn::PromoteTo(d, hn::LoadU(dh, p));
-#else
-    const hn::Rebind<uint16_t, D> du16;
-    const hn::RebindToUnsigned<D> du;
-    return HalfBitsToFloat(d, hn::PromoteTo(du, hn::LoadU(du16, reinterpret_cast<const uint16_t*>(p))));
-#endif
-  }
-}
-
-/// Whether a vector of Lanes(D) elements of T is a whole register that Stream may write (Highway
-/// rounds partial 128-bit vectors up to 16 bytes, which would write past the tile).
-template <class T, class D>
-constexpr bool kCanStream = HWY_LANES(hn::TFromD<D>) * sizeof(T) >= 16 || HWY_TARGET == HWY_SCALAR;
-
-/// Stores Lanes(d) compute-type values as storage type T (one rounding to nearest even);
-/// kStream: with a non-temporal store to a vector-aligned @p p.
-template <bool kStream = false, class T, class D>
-HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, T* HWY_RESTRICT p) {
-  if constexpr (std::is_same_v<T, hn::TFromD<D>>) {
-    if constexpr (kStream) {
-      hn::Stream(v, d, p);
-    } else {
-      hn::StoreU(v, d, p);
-    }
-  } else {
-    const hn::Rebind<uint16_t, D> du16;
-    const hn::RebindToSigned<D> di;
-    hn::Vec<hn::RebindToUnsigned<D>> bits;
-    if constexpr (std::is_same_v<T, hwy::bfloat16_t>) {
-      bits = hn::ShiftRight<16>(BFloat16InUpperHalf(d, v));
-    } else {
-      static_assert(std::is_same_v<T, hwy::float16_t>);
-#if ACLNN_BCE_HAVE_HW_F16
-      const hn::Rebind<hwy::float16_t, D> dh;
-      const hn::Rebind<uint16_t, D> du16_out;
-      const auto half = hn::BitCast(du16_out, hn::DemoteTo(dh, v));
-      if constexpr (kStream) {
-        hn::Stream(half, du16_out, reinterpret_cast<uint16_t*>(p));
-      } else {
-        hn::StoreU(half, du16_out, reinterpret_cast<uint16_t*>(p));
-      }
-      return;
-#else
-      bits = FloatToHalfBits(d, v);
-#endif
-    }
-    // Values are <= 0xFFFF, so the saturating i32 -> u16 demotion is exact.
-    const auto narrow = hn::DemoteTo(du16, hn::BitCast(di, bits));
-    if constexpr (kStream) {
-      hn::Stream(narrow, du16, reinterpret_cast<uint16_t*>(p));
-    } else {
-      hn::StoreU(narrow, du16, reinterpret_cast<uint16_t*>(p));
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// ExpNonPositive: e^x for x <= 0, the only range the gradient needs (it takes exp(-|x|)).
-//
-// Contract (float lanes): max error 1 ULP against the correctly rounded e^x, including results
-// in the subnormal range (checked over every float in [-104, 0] on AVX3, AVX2 and SSSE3: about
-// 0.5% of the results are 1 ULP off with FMA, 0.9% without); x < -104 gives +0 (below half the
-// smallest subnormal); -inf gives +0. NaN input: the result is unspecified (the caller puts the
-// NaN back). Float64 lanes use Highway's Exp (1 ULP on [-DBL_MAX, +706]).
-//
-// Written here rather than taken from Highway because its general Exp spends about twice the
-// instructions on what this range does not need (saturating float->int conversions, a second
-// scaling step, a lower-bound select, a longer polynomial), and exp is most of the kernel's
-// arithmetic. The method:
-//   k = round(x / ln2) via the 1.5 * 2^23 rounding constant (no float->int conversion),
-//   r = x - k ln2 in two parts (|r| <= ln2 / 2), e^r by a degree-6 polynomial in Horner form
-//   with the two leading coefficients 1 (minimax for relative error on [-ln2/2, ln2/2]: 4e-9,
-//   0.07 ULP, before rounding), then e^x = e^r * 2^k rounded once: AVX-512's VSCALEFPS does it
-//   in one instruction, into the subnormals; elsewhere (e^r * 2^(k + 64)) * 2^-64, whose first
-//   product is exact and normal for every k >= -150 and whose second rounds once. Both give the
-//   same bits.
-// ---------------------------------------------------------------------------------------------
-template <class D, class V = hn::Vec<D>>
-HWY_INLINE V ExpNonPositive(D d, V x) {
-  if constexpr (sizeof(hn::TFromD<D>) == 8) {
-    return hn::Exp(d, x);
-  } else {
-    const V kRound = hn::Set(d, 12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
-    const V x_clamped = hn::Max(x, hn::Set(d, -104.0f));
-    const V t = hn::MulAdd(x_clamped, hn::Set(d, 1.44269504088896341f), kRound);
-    const V k = hn::Sub(t, kRound);
-    V r = hn::MulAdd(k, hn::Set(d, -0.693145751953125f), x_clamped);  // ln2 split: exact product
-    r = hn::MulAdd(k, hn::Set(d, -1.428606765330187045e-6f), r);
-    V poly = hn::Set(d, 0x1.6c350ep-10f);
-    poly = hn::MulAdd(poly, r, hn::Set(d, 0x1.1246eap-7f));
-    poly = hn::MulAdd(poly, r, hn::Set(d, 0x1.555638p-5f));
-    poly = hn::MulAdd(poly, r, hn::Set(d, 0x1.55547ep-3f));
-    poly = hn::MulAdd(poly, r, hn::Set(d, 0x1.fffffep-2f));
-    poly = hn::MulAdd(poly, r, hn::Set(d, 1.0f));
-    const V exp_r = hn::MulAdd(poly, r, hn::Set(d, 1.0f));
-#if HWY_TARGET <= HWY_AVX3
-    return V{_mm512_scalef_ps(exp_r.raw, k.raw)};
-#else
-    // bits(t) - bits(kRound) = k; the exponent field of 2^(k + 64) is k + 64 + 127.
-    const hn::RebindToSigned<D> di;
-    constexpr int32_t kRoundBits = 0x4B400000;  // bits of 1.5 * 2^23
-    const auto biased = hn::Sub(hn::BitCast(di, t), hn::Set(di, kRoundBits - 64 - 127));
-    const V scale_up = hn::BitCast(d, hn::ShiftLeft<23>(biased));
-    return hn::Mul(hn::Mul(exp_r, scale_up), hn::Set(d, 0x1p-64f));
-#endif
-  }
-}
+// The shared SIMD pieces (src/simd/): storage loads and stores, exp.
+using ::aclnn_cpu::HWY_NAMESPACE::BFloat16InUpperHalf;
+using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositive;
+using ::aclnn_cpu::HWY_NAMESPACE::kCanStream;
+using ::aclnn_cpu::HWY_NAMESPACE::LoadWide;
+using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 
 // ---------------------------------------------------------------------------------------------
 // Gradient of one vector.
