@@ -7,7 +7,7 @@
 // stream) and repeatable executors. Storage is capped at 4096 elements per tensor.
 //
 // Invariants (abort on violation): no crash and no sanitizer report; the first phase returns the
-// status of a model of SPEC §3 (161001 for a null required pointer, else 161002 for any broken
+// status of a model of docs/contract.md §3 (161001 for a null required pointer, else 161002 for any broken
 // rule, else success; the memory rules by brute-force listing of the views' bytes) and the second phase the documented code of its misuse; every failure leaves
 // a message of its own; on failure the out storage is untouched; on success every out element is
 // within bce_reliability::Judge's bound of the float64 reference (NaN in -> NaN out), nothing
@@ -292,7 +292,7 @@ void Materialise(Operand& op, int slot, SplitMix& rng) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The model of the first phase (SPEC §3)
+// The model of the first phase (docs/contract.md §3)
 // ---------------------------------------------------------------------------------------------
 bool BroadcastsTo(const Dims& operand, const Dims& self) {
   if (operand.size() > self.size()) return false;

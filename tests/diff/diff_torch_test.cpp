@@ -571,7 +571,7 @@ TEST_P(DiffTorchScenario, LogitsOfMinus120WithPosWeightStayFinite) {
 }
 
 TEST_P(DiffTorchScenario, HugeLogitsGiveExactSaturatedGradients) {
-  // SPEC §1: sigmoid must not produce NaN for finite x of any magnitude.
+  // docs/contract.md §1: sigmoid must not produce NaN for finite x of any magnitude.
   const aclDataType t = GetParam();
   const double big = t == ACL_FLOAT16 ? 65504.0 : (t == ACL_DOUBLE ? 1e300 : 1e30);
   TestTensor x({4}, t), y({4}, t), pw({4}, t), dout({}, t);
@@ -590,7 +590,7 @@ TEST_P(DiffTorchScenario, HugeLogitsGiveExactSaturatedGradients) {
 
 TEST_P(DiffTorchScenario, PosWeightBroadcastingBeyondSelfIsRejected) {
   // PyTorch broadcasts pos_weight (3,) with target (3, 1) to a (3, 3) loss; the operator's
-  // contract (SPEC §3.5) is that the broadcast result must be self's shape, so this is 161002.
+  // contract (docs/contract.md §3 step 5) is that the broadcast result must be self's shape, so this is 161002.
   const aclDataType t = GetParam();
   TestTensor x({3, 1}, t), y({3, 1}, t), pw({3}, t), dout({}, t), out({3, 1}, t);
   const auto before = out.StorageBytes();

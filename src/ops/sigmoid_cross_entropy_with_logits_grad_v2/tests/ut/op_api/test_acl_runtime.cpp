@@ -1,4 +1,4 @@
-// The CANN runtime subset (SPEC §2): init, device, memory, copies, streams and the per-thread
+// The CANN runtime subset (docs/contract.md §2): init, device, memory, copies, streams and the per-thread
 // recent error message.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// aclCreateTensor / aclDestroyTensor (SPEC §2): a view (shape, strides in elements, offset) over
+// aclCreateTensor / aclDestroyTensor (docs/contract.md §2): a view (shape, strides in elements, offset) over
 // a storage; every element of the view must lie inside the storage.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The first phase's checks (SPEC §3), in order, first failure wins: 1 required pointers
+// The first phase's checks (docs/contract.md §3), in order, first failure wins: 1 required pointers
 // (161001), then 161002 for 2 dims, 3 dtypes, 4 formats, 5 shapes, 6 reduction. After every
 // rejected call no storage byte has changed and aclGetRecentErrMsg() names the parameter.
 #include <gtest/gtest.h>
@@ -446,7 +446,7 @@ TEST_F(FirstPhaseChecks, AMisalignedHalfTensorIsRejectedAndAnEvenAddressAccepted
 }
 
 TEST_F(FirstPhaseChecks, AMisalignedAddressOfAnEmptySelfIsNotChecked) {
-  // Nothing is read or written for an empty self (SPEC §4), so no address matters.
+  // Nothing is read or written for an empty self (docs/contract.md §4), so no address matters.
   const int64_t dims[2] = {0, 3};
   char bytes[16] = {};
   TensorHandle self(aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, dims, 2, bytes + 1));

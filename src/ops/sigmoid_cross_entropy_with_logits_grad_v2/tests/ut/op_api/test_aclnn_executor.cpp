@@ -1,4 +1,4 @@
-// The second phase and the executor's life (SPEC §2): consumed by one run unless repeatable; a
+// The second phase and the executor's life (docs/contract.md §2): consumed by one run unless repeatable; a
 // repeatable one reads its tensors' current contents at every run; null, unknown, destroyed or
 // consumed executors, short workspaces and unknown streams give error codes, never a crash.
 #include <gtest/gtest.h>

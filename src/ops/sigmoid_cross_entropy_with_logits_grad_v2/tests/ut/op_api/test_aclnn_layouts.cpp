@@ -1,4 +1,4 @@
-// Memory layouts (SPEC §4): non-contiguous inputs read in place, a non-contiguous out written
+// Memory layouts (docs/contract.md §4): non-contiguous inputs read in place, a non-contiguous out written
 // in place through its view and nowhere else, out aliasing self or gradOutput, empty views.
 #include <gtest/gtest.h>
 

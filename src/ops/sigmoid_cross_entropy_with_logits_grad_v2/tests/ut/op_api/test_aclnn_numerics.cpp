@@ -1,6 +1,6 @@
-// Numerics end to end: the seed example (SPEC §1), the float64 reference over magnitudes,
+// Numerics end to end: the seed example (docs/contract.md §1), the float64 reference over magnitudes,
 // extreme values, every dtype and sizes around vector widths, and bitwise determinism across
-// thread counts (SPEC §4).
+// thread counts (docs/contract.md §4).
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -61,7 +61,7 @@ INSTANTIATE_TEST_SUITE_P(Numerics, SeedExample, ::testing::Values(0, 1, 2), [](c
 });
 
 TEST(Numerics, SeedExampleMeanIsTheDocumentedValue) {
-  // SPEC §1: 9.4324090e-05 in exact arithmetic; the kernel result within a few fp32 ulp.
+  // docs/contract.md §1: 9.4324090e-05 in exact arithmetic; the kernel result within a few fp32 ulp.
   const std::vector<int64_t> dims{32, 32};
   TestTensor dout({}, ACL_FLOAT), x(dims, ACL_FLOAT), y(dims, ACL_FLOAT), w({}, ACL_FLOAT), pw({}, ACL_FLOAT),
       out(dims, ACL_FLOAT);

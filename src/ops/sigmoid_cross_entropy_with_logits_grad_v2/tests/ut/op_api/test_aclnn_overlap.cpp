@@ -1,4 +1,4 @@
-// out sharing memory with the inputs (SPEC §3.5, Note [Aliasing]): an out that partially
+// out sharing memory with the inputs (docs/contract.md §3 step 5, Note [Aliasing]): an out that partially
 // overlaps an input is refused with 161002 and writes nothing; the same view as any input runs
 // in place with the bits of the out-of-place call; layouts that interleave without sharing a byte
 // (columns of one buffer, halves of one allocation, a large interleaved out) run and are right;

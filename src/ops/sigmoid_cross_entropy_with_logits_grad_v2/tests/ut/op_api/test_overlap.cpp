@@ -1,4 +1,4 @@
-// common/overlap.h: InternalOverlap, MutualOverlap and SameView against a brute-force listing of
+// opdev/overlap.h: InternalOverlap, MutualOverlap and SameView against a brute-force listing of
 // the bytes of small random views, plus the layouts the operators meet (nested, interleaved,
 // columns of one buffer, large disjoint views) and the search's limit.
 #include "opdev/overlap.h"

@@ -1,4 +1,4 @@
-// The graph-level operator (SPEC §5): its definition, the reduction attribute and infer-shape.
+// The graph-level operator (docs/contract.md §5): its definition, the reduction attribute and infer-shape.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,4 +1,4 @@
-// The tiling's platform descriptions (SPEC §6): a CPU described from its caches, the probe of this
+// The tiling's platform descriptions (docs/contract.md §6): a CPU described from its caches, the probe of this
 // machine's caches, and Atlas A2. See Note [Describing a CPU versus probing the host]: only the
 // probe tests read the host, and they check plausibility, not the values of one machine.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Tiling decisions (SPEC §6 and Note [Tiling cost model]): core count from a cost model, the mean
+// Tiling decisions (docs/contract.md §6 and Note [Tiling cost model]): core count from a cost model, the mean
 // scale, the tiling key, and rejection of malformed problems.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Tiling layout (SPEC §6): for every size, kernel dtype, optional-input combination and platform,
+// Tiling layout (docs/contract.md §6): for every size, kernel dtype, optional-input combination and platform,
 // the blocks and tiles of ComputeTiling cover the data exactly once and respect the platform.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The kernel's SIMD loads and stores of fp16 / bf16 (SPEC §1: widen exactly, round once to
+// The kernel's SIMD loads and stores of fp16 / bf16 (docs/contract.md §1: widen exactly, round once to
 // nearest even) on every SIMD target: every bit pattern, every tie, and bit-identity with the
 // scalar FloatToHalf / FloatToBFloat16 applied to the fp32 kernel's result.
 //

@@ -1,4 +1,4 @@
-// The kernel on hand-built tiling data (SPEC §6, §7): RunBlock for every block of a launch filled
+// The kernel on hand-built tiling data (docs/contract.md §6, §7): RunBlock for every block of a launch filled
 // in by hand, as the NPU original's kernel tests do, against the float64 reference, with every
 // operand access (direct, constant, staged) and on every SIMD target of this machine.
 #include <gtest/gtest.h>
@@ -85,7 +85,7 @@ TEST_P(KernelRunBlock, Fp32SmokeOneCoreOneTileMatchesReference) {
 }
 
 TEST_P(KernelRunBlock, SeedExampleWithMeanOver32x32Gives9_43241e_05) {
-  // SPEC §1: x = 1, y = 0.5, dout = 1, weight = 1, pos_weight = 2, mean over 1024 elements.
+  // docs/contract.md §1: x = 1, y = 0.5, dout = 1, weight = 1, pos_weight = 2, mean over 1024 elements.
   TilingData t = Fp32SmokeTiling();
   t.totalDataNum = t.smallCoreDataNum = t.tileDataNum = t.smallTailDataNum = 1024;
   t.globalScale = 1.0f / 1024;

@@ -1,4 +1,4 @@
-// Special values through the kernel (SPEC §1): huge and infinite logits saturate the sigmoid
+// Special values through the kernel (docs/contract.md §1): huge and infinite logits saturate the sigmoid
 // without NaN, -0 is a logit of 0, NaN in any operand propagates; on every SIMD target.
 #include <gtest/gtest.h>
 
