@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "opdev/strided_iter.h"
+#include "permuted_strides.h"
 
 namespace {
 
@@ -32,16 +33,7 @@ StridedOperand Operand(const std::vector<int64_t>& strides) {
   return op;
 }
 
-/// Strides of a dense block of @p sizes stored in the dim order @p storage_order (outermost first).
-std::vector<int64_t> PermutedDense(const std::vector<int64_t>& sizes, const std::vector<int>& storage_order) {
-  std::vector<int64_t> strides(sizes.size());
-  int64_t step = 1;
-  for (size_t k = storage_order.size(); k-- > 0;) {
-    strides[static_cast<size_t>(storage_order[k])] = step;
-    step *= sizes[static_cast<size_t>(storage_order[k])];
-  }
-  return strides;
-}
+using test_support::PermutedDense;
 
 std::vector<int64_t> Sizes(const IterSpace& s) { return {s.sizes, s.sizes + s.ndim}; }
 std::vector<int64_t> Strides(const IterSpace& s, const StridedOperand& op) { return {op.strides, op.strides + s.ndim}; }

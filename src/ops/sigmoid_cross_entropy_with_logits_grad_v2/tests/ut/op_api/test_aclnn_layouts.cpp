@@ -10,6 +10,7 @@
 #include "common/bce_test_util.h"
 #include "op_api_test_helpers.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
+#include "permuted_strides.h"
 
 namespace bce_test {
 namespace {
@@ -314,16 +315,7 @@ TEST(Aliasing, OutIsSelfAcrossManyBlocks) {
 // Operands that all share one permutation of a dense block (a transpose, channels-last) are
 // walked in storage order: no operand is staged, so no workspace is needed.
 
-/// Strides of a dense block of @p dims stored in the dim order @p storage_order (outermost first).
-std::vector<int64_t> PermutedDense(const std::vector<int64_t>& dims, const std::vector<int>& storage_order) {
-  std::vector<int64_t> strides(dims.size());
-  int64_t step = 1;
-  for (size_t k = storage_order.size(); k-- > 0;) {
-    strides[static_cast<size_t>(storage_order[k])] = step;
-    step *= dims[static_cast<size_t>(storage_order[k])];
-  }
-  return strides;
-}
+using test_support::PermutedDense;
 
 struct SharedPermutationCase {
   std::vector<int64_t> dims;
