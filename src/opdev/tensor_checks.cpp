@@ -13,13 +13,16 @@
 namespace aclnn_cpu {
 
 aclnnStatus CheckLive(const char* api, std::span<const NamedTensor> tensors) {
-  std::array<const aclTensor*, kMaxCheckedTensors> handles{};
-  const size_t count = std::min(tensors.size(), handles.size());
-  for (size_t i = 0; i < count; ++i) handles[i] = tensors[i].tensor;
-  const int dead = FirstDeadTensor(std::span<const aclTensor* const>(handles.data(), count));
-  if (dead >= 0) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, api, ": ", tensors[static_cast<size_t>(dead)].name,
-                " is not a live tensor (destroyed, or not made by aclCreateTensor)");
+  // One registry lookup per group of kMaxCheckedTensors handles (one for any operator's call).
+  for (size_t begin = 0; begin < tensors.size(); begin += kMaxCheckedTensors) {
+    std::array<const aclTensor*, kMaxCheckedTensors> handles{};
+    const size_t count = std::min(tensors.size() - begin, handles.size());
+    for (size_t i = 0; i < count; ++i) handles[i] = tensors[begin + i].tensor;
+    const int dead = FirstDeadTensor(std::span<const aclTensor* const>(handles.data(), count));
+    if (dead >= 0) {
+      return Fail(ACLNN_ERR_PARAM_INVALID, api, ": ", tensors[begin + static_cast<size_t>(dead)].name,
+                  " is not a live tensor (destroyed, or not made by aclCreateTensor)");
+    }
   }
   return ACLNN_SUCCESS;
 }

@@ -17,8 +17,8 @@ struct NamedTensor {
   const aclTensor* tensor;
 };
 
-/// Every tensor is live: made by aclCreateTensor and not destroyed (one registry lookup for all;
-/// a dead handle is never read). At most kMaxCheckedTensors tensors.
+/// Every tensor is live: made by aclCreateTensor and not destroyed (a registry lookup per group of
+/// kMaxCheckedTensors; a dead handle is never read).
 inline constexpr size_t kMaxCheckedTensors = 16;
 aclnnStatus CheckLive(const char* api, std::span<const NamedTensor> tensors);
 /// At most kMaxDims dims.
