@@ -35,27 +35,15 @@ const bool g_fork_lock = (RegisterForkLock(&g_executors_mutex), true);
 /// Whether @p e is live and not being launched; requires g_executors_mutex.
 bool IsAvailableLocked(aclOpExecutor* e) { return LiveExecutors().count(e) != 0 && !e->claimed; }
 
-struct BlockContext {
-  const LaunchPlan* plan;
-  char* workspace;
-  uint64_t bytes_per_block;
-};
-
-void RunOneBlock(const void* context, int64_t block) {
-  const auto* c = static_cast<const BlockContext*>(context);
-  c->plan->RunBlock(static_cast<uint64_t>(block), c->workspace + static_cast<uint64_t>(block) * c->bytes_per_block);
+/// Whether some stage of the plan has more than one block to share out.
+bool NeedsWorkers(const LaunchPlan& plan) {
+  for (const LaunchStage& stage : plan.Stages()) {
+    if (stage.blocks > 1) return true;
+  }
+  return false;
 }
 
 }  // namespace
-
-void RunLaunch(const StreamWork& work) noexcept {
-  const LaunchPlan& plan = *work.plan;
-  constexpr uint64_t kAlign = LaunchPlan::kWorkspaceAlignment;
-  const auto address = reinterpret_cast<uintptr_t>(work.workspace);
-  char* aligned = static_cast<char*>(work.workspace) + ((kAlign - address % kAlign) % kAlign);
-  const BlockContext context{&plan, aligned, plan.WorkspaceBytesPerBlock()};
-  ThreadPool::Instance().Run(static_cast<int64_t>(plan.NumBlocks()), &RunOneBlock, &context);
-}
 
 aclOpExecutor* CreateExecutor(std::shared_ptr<const LaunchPlan> plan) {
   auto* e = new (std::nothrow) aclOpExecutor;
@@ -106,8 +94,8 @@ aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_
   // Start what the launch needs (the pool's workers, the stream's thread) before the executor
   // is consumed: a failure leaves nothing queued and the executor as it was.
   const aclnnStatus status = Guarded(api, kLaunchCodes, [&] {
-    if (plan->NumBlocks() != 0) {
-      if (plan->NumBlocks() > 1) ThreadPool::Instance().EnsureWorkers();
+    if (plan->HasWork()) {
+      if (NeedsWorkers(*plan)) ThreadPool::Instance().EnsureWorkers();
       // Launches shorter than a thread hand-off is worth run on the caller when the stream is
       // idle; see Note [Streams].
       const bool run_inline = plan->RunInlineIfIdle();

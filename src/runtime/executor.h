@@ -5,33 +5,9 @@
 #include <memory>
 
 #include "aclnn/acl_meta.h"
-#include "common/alignment.h"
+#include "runtime/launch_plan.h"
 
 namespace aclnn_cpu {
-
-/// What an operator hands the runtime: blocks to run, each with its slice of the workspace.
-class LaunchPlan {
- public:
-  virtual ~LaunchPlan() = default;
-  /// Blocks of the launch (0 for an empty problem).
-  virtual uint64_t NumBlocks() const = 0;
-  /// Workspace bytes the launch needs (each block gets WorkspaceBytesPerBlock of it).
-  virtual uint64_t WorkspaceBytesPerBlock() const = 0;
-  /// Runs block @p block; @p block_workspace has WorkspaceBytesPerBlock bytes, 64-byte aligned.
-  virtual void RunBlock(uint64_t block, void* block_workspace) const = 0;
-  /// Whether the launch is too short to be worth handing to the stream's thread: it then runs on
-  /// the calling thread when the stream is idle (see Note [Streams]).
-  virtual bool RunInlineIfIdle() const = 0;
-
-  /// Bytes the caller must provide: every block's slice, plus room to align the first one to
-  /// kDeviceAlignment whatever the caller's pointer (0 when no block needs workspace).
-  uint64_t WorkspaceSize() const {
-    const uint64_t slices = NumBlocks() * WorkspaceBytesPerBlock();
-    return slices == 0 ? 0 : slices + kWorkspaceAlignment;
-  }
-  /// Alignment of each block's workspace slice.
-  static constexpr uint64_t kWorkspaceAlignment = kDeviceAlignment;
-};
 
 /// Wraps @p plan in a new executor registered as live; nullptr when out of memory.
 aclOpExecutor* CreateExecutor(std::shared_ptr<const LaunchPlan> plan);

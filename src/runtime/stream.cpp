@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "runtime/executor.h"
+#include "runtime/launch_plan.h"
 #include "runtime/fork_locks.h"
 #include "runtime/thread_pool.h"
 
@@ -104,7 +104,7 @@ StreamWork Stream::PopLocked() {
 void Stream::RunBusy(std::unique_lock<std::mutex>& lock, StreamWork work) {
   busy_ = true;
   lock.unlock();
-  RunLaunch(work);
+  RunLaunch(*work.plan, work.workspace);
   work.plan.reset();  // release the plan before reporting the launch finished
   lock.lock();
   busy_ = false;

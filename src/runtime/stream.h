@@ -18,9 +18,6 @@ struct StreamWork {
   void* workspace = nullptr;
 };
 
-/// Runs all blocks of @p work on the worker pool (the calling thread takes part).
-void RunLaunch(const StreamWork& work) noexcept;
-
 /// See Note [Streams].
 class Stream {
  public:

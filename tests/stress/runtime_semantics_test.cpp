@@ -31,11 +31,10 @@ using namespace std::chrono_literals;
 /// queued (never run inline), one block, so it runs on the stream's thread or a synchronizer.
 class GatePlan final : public aclnn_cpu::LaunchPlan {
  public:
-  explicit GatePlan(uint64_t workspace_bytes = 0) : workspace_bytes_(workspace_bytes) {}
-  uint64_t NumBlocks() const override { return 1; }
-  uint64_t WorkspaceBytesPerBlock() const override { return workspace_bytes_; }
+  explicit GatePlan(uint64_t workspace_bytes = 0) : workspace_bytes_(workspace_bytes), stage_{1, workspace_bytes} {}
+  std::span<const aclnn_cpu::LaunchStage> Stages() const override { return {&stage_, 1}; }
   bool RunInlineIfIdle() const override { return false; }
-  void RunBlock(uint64_t, void* workspace) const override {
+  void RunBlock(size_t, uint64_t, char* workspace) const override {
     std::unique_lock<std::mutex> lock(mutex_);
     ++entered_;
     entered_cv_.notify_all();
@@ -60,6 +59,7 @@ class GatePlan final : public aclnn_cpu::LaunchPlan {
 
  private:
   uint64_t workspace_bytes_;
+  aclnn_cpu::LaunchStage stage_;
   mutable std::mutex mutex_;
   mutable std::condition_variable open_cv_, entered_cv_;
   mutable bool open_ = false;

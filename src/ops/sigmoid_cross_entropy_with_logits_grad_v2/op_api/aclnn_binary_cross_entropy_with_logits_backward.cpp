@@ -6,7 +6,8 @@
 
 #include "common/dtype.h"
 #include "common/error.h"
-#include "opdev/strided_iter.h"
+#include "opdev/elementwise_plan.h"
+#include "opdev/kernel_dtype.h"
 #include "opdev/tensor_checks.h"
 #include "platform/platform_info.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_def.h"
@@ -44,83 +45,30 @@ aclnnStatus CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, con
 // classified like out or both are staged). Any other overlap would make results depend on the
 // order and timing of the blocks, so it is refused, as PyTorch does (CheckOutMemory).
 
-/// The launch plan of one call: a KernelLaunch plus the runtime's view of it.
+/// The launch plan of one call: one stage of tiling.blockDim blocks, each running RunBlock.
 class BcePlan final : public LaunchPlan {
  public:
   KernelLaunch launch;
+  LaunchStage stage;  ///< no blocks for an empty problem
   bool run_inline_if_idle = true;
-  uint64_t NumBlocks() const override { return launch.tiling.blockDim; }
+  std::span<const LaunchStage> Stages() const override { return {&stage, 1}; }
   bool RunInlineIfIdle() const override { return run_inline_if_idle; }
-  uint64_t block_workspace_bytes = 0;  ///< BlockWorkspaceBytes(launch), computed once
-  uint64_t WorkspaceBytesPerBlock() const override { return block_workspace_bytes; }
-  void RunBlock(uint64_t block, void* block_workspace) const override {
-    bce_grad::RunBlock(launch, block, block_workspace);
+  void RunBlock(size_t stage_index, uint64_t block, char* workspace) const override {
+    bce_grad::RunBlock(launch, block, BlockWorkspace(workspace, stage_index, block));
   }
 };
 
-KernelDType KernelDTypeOf(aclDataType dtype) {
-  switch (dtype) {
-    case ACL_FLOAT16: return KernelDType::kFloat16;
-    case ACL_BF16: return KernelDType::kBFloat16;
-    case ACL_DOUBLE: return KernelDType::kDouble;
-    default: return KernelDType::kFloat;
-  }
-}
-
-/// Builds the plan of a checked, non-empty call. See Note [Staging].
+/// Builds the plan of a checked, non-empty call: the shared elementwise plan of the six operands
+/// (Note [Staging]), then this operator's tiling and kernel.
 aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDataType promoted,
                         ReductionType reduction, BcePlan& plan) {
   KernelLaunch& launch = plan.launch;
   const aclTensor* self = tensors[kPredict];
-  // Kernel dtype: the common storage dtype when all operands share one, else the compute dtype
-  // with conversions in CopyIn / CopyOut.
-  const aclDataType compute = promoted == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
-  bool uniform = true;
-  for (const aclTensor* t : tensors) uniform &= (t == nullptr || t->dtype == self->dtype);
-  const aclDataType kernel_acl_dtype = uniform ? self->dtype : compute;
+  const aclDataType kernel_acl_dtype = ChooseKernelDType(tensors, promoted);
   const KernelDType kernel_dtype = KernelDTypeOf(kernel_acl_dtype);
-
-  launch.space.ndim = self->dims.rank;
-  for (int k = 0; k < self->dims.rank; ++k) launch.space.sizes[k] = self->dims.v[k];
-  // The output first: its layout decides the walk where operands disagree (a scattered write
-  // costs more than a gathered read).
-  StridedOperand* present[kOperandCount];
-  int present_count = 0;
-  constexpr int kWalkPriority[kOperandCount] = {kGradient, kPredict, kTarget, kDout, kWeight, kPosWeight};
-  for (const int o : kWalkPriority) {
-    const aclTensor* t = tensors[o];
-    GlobalOperand& op = launch.operands[o];
-    if (t == nullptr) continue;
-    op.memory.first = t->first_element();
-    op.memory.dtype = t->dtype;
-    const DimVector strides = BroadcastStrides(t->dims, t->strides, self->dims);
-    for (int k = 0; k < self->dims.rank; ++k) op.memory.strides[k] = strides.v[k];
-    present[present_count++] = &op.memory;
-  }
-  const std::span<StridedOperand*> walked(present, static_cast<size_t>(present_count));
-  ReorderDims(launch.space, walked);
-  CoalesceDims(launch.space, walked);
-
+  PlanElementwise<GradTraits>(self->dims, tensors, kernel_acl_dtype, launch.space, launch.operands);
   OperandTraffic traffic[kOperandCount];
-  size_t traffic_count = 0;
-  for (int o = 0; o < kOperandCount; ++o) {
-    GlobalOperand& op = launch.operands[o];
-    if (tensors[o] == nullptr) continue;
-    const bool native = op.memory.dtype == kernel_acl_dtype;
-    if (native && IsDense(launch.space, op.memory)) {
-      op.access = Access::kDirect;
-    } else if (o != kGradient && IsBroadcastScalar(launch.space, op.memory)) {
-      op.access = Access::kConstant;
-    } else if (native && op.memory.strides[launch.space.ndim - 1] == 1 &&
-               launch.space.sizes[launch.space.ndim - 1] >= kMinRowDirectElems) {
-      op.access = Access::kRowDirect;
-    } else {
-      op.access = Access::kStaged;
-    }
-    traffic[traffic_count].dtype_bytes = DTypeSize(op.memory.dtype);
-    traffic[traffic_count].broadcast_scalar = op.access == Access::kConstant;
-    ++traffic_count;
-  }
+  const size_t traffic_count = OperandTrafficOf(launch.operands, traffic);
 
   const TilingProblem problem =
       MakeTilingProblem(static_cast<uint64_t>(self->numel), kernel_dtype, tensors[kWeight] != nullptr,
@@ -134,7 +82,8 @@ aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDat
   plan.run_inline_if_idle = tiling->run_inline_if_idle;
   launch.tiling_key = tiling->tiling_key;
   launch.compute = ChosenKernelTable().compute[tiling->tiling_key];
-  plan.block_workspace_bytes = BlockWorkspaceBytes(launch);
+  plan.stage.blocks = launch.tiling.blockDim;
+  plan.stage.workspace_bytes_per_block = BlockWorkspaceBytes(launch);
   return ACLNN_SUCCESS;
 }
 

@@ -1,10 +1,12 @@
-// Tiling of SigmoidCrossEntropyWithLogitsGradV2: a pure function of (platform, problem).
+// Tiling of SigmoidCrossEntropyWithLogitsGradV2: the shared elementwise split
+// (opdev/elementwise_tiling.h) plus this operator's scale, flags and tiling key.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <span>
 
+#include "opdev/elementwise_tiling.h"
 #include "platform/platform_info.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_def.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_data.h"
@@ -12,19 +14,14 @@
 
 namespace aclnn_cpu::bce_grad {
 
-/// What the tiling is asked to split.
-struct TilingProblem {
-  uint64_t total_elems = 0;  ///< numel(predict), > 0
-  KernelDType kernel_dtype = KernelDType::kFloat;
+using ::aclnn_cpu::OperandTraffic;
+
+/// What the tiling is asked to split: the elementwise problem (total_elems = numel(predict))
+/// plus what picks the kernel and the scale.
+struct TilingProblem : ElementwiseTilingProblem {
   bool has_weight = false;
   bool has_pos_weight = false;
   ReductionType reduction = ReductionType::kMean;
-  /// Bytes of global memory the operator moves per element (inputs read plus output written;
-  /// a broadcast operand counts by what it really reads). Drives the core count.
-  uint64_t bytes_per_element = 0;
-  /// Bytes of fast memory one element of a tile occupies (its operand buffers and compute
-  /// buffers). Drives the tile size.
-  uint64_t ub_bytes_per_element = 0;
 };
 
 struct TilingResult {
@@ -34,17 +31,7 @@ struct TilingResult {
   bool run_inline_if_idle = false;
 };
 
-/// Bytes of one element of the kernel dtype.
-uint64_t KernelDTypeSize(KernelDType dtype);
-
-/// How one present operand (input or output) loads memory, for the cost model.
-struct OperandTraffic {
-  uint64_t dtype_bytes = 0;  ///< its element size in global memory
-  bool broadcast_scalar = false;  ///< one value for all elements: no per-element traffic
-};
-
-/// The problem of a call with these operands: each non-scalar operand moves its dtype's bytes per
-/// element, and each occupies one kernel-dtype slot of a tile.
+/// The problem of a call with these operands (MakeElementwiseProblem's traffic model).
 TilingProblem MakeTilingProblem(uint64_t total_elems, KernelDType kernel_dtype, bool has_weight, bool has_pos_weight,
                                 ReductionType reduction, std::span<const OperandTraffic> operands);
 
@@ -52,8 +39,8 @@ TilingProblem MakeTilingProblem(uint64_t total_elems, KernelDType kernel_dtype, 
 TilingProblem DenseTilingProblem(uint64_t total_elems, KernelDType dtype, bool has_weight, bool has_pos_weight,
                                  ReductionType reduction);
 
-/// Splits the problem into blocks and tiles (see Note [Tiling cost model]); nullopt when the
-/// problem or platform is malformed (no elements, zero sizes).
+/// Splits the problem (ComputeElementwiseTiling; see Note [Tiling cost model]) and adds the
+/// scale, flags and key; nullopt when the problem or platform is malformed.
 std::optional<TilingResult> ComputeTiling(const PlatformInfo& platform, const TilingProblem& problem);
 
 }  // namespace aclnn_cpu::bce_grad

@@ -1,11 +1,12 @@
 // The kernel of SigmoidCrossEntropyWithLogitsGradV2 on the CPU: Kernel<T, HAS_WEIGHT,
-// HAS_POS_WEIGHT> computes a tile; RunBlock drives one block's tiles through
-// CopyIn -> Compute -> CopyOut, as the AscendC kernel does per AI core.
+// HAS_POS_WEIGHT> computes a tile; RunBlock drives one block's tiles through the shared
+// elementwise block driver (CopyIn -> Compute -> CopyOut, as the AscendC kernel does per AI core).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "opdev/elementwise_plan.h"
 #include "opdev/strided_iter.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_data.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_key.h"
@@ -41,25 +42,11 @@ struct KernelTable {
 /// The kernels of the best SIMD target of this CPU (runtime dispatch).
 const KernelTable& ChosenKernelTable();
 
-/// How an operand reaches the kernel. See Note [Staging].
-enum class Access : uint8_t {
-  kAbsent,    ///< optional input not given: compiled away by the tiling key
-  kDirect,    ///< dense in the kernel dtype: the kernel reads/writes global memory in place
-  kConstant,  ///< one value for all elements: converted once per block into a filled buffer
-  kRowDirect, ///< rows (the innermost dim) dense in the kernel dtype, rows anywhere (a broadcast
-              ///< pos_weight [C] over [N, C], a padded view): read/written in place row by row
-  kStaged,    ///< anything else: gathered (CopyIn) / scattered (CopyOut) via a tile buffer
-};
-
-/// Shortest innermost dim for kRowDirect: below it, a kernel call per row costs more than the
-/// gather it saves.
-inline constexpr int64_t kMinRowDirectElems = 256;
-
-/// An operand of the launch as the kernel sees it: no aclTensor, just memory and strides.
-struct GlobalOperand {
-  Access access = Access::kAbsent;
-  StridedOperand memory;
-};
+// The operand's access (Note [Staging]) and its memory are the shared elementwise plan's.
+using ::aclnn_cpu::Access;
+using ::aclnn_cpu::GlobalOperand;
+using ::aclnn_cpu::kMinRowDirectElems;
+using ::aclnn_cpu::UsesTileBuffer;
 
 // Note [Names]
 // The ACLNN API keeps CANN's parameter names; the IR operator, the tiling and the kernel keep the
@@ -73,6 +60,14 @@ struct GlobalOperand {
 //   out                  gradient (kGradient)         g
 enum OperandIndex : int { kPredict = 0, kTarget, kDout, kWeight, kPosWeight, kGradient, kOperandCount };
 
+/// The operator for the shared elementwise layer (Note [Elementwise traits]): five inputs, the
+/// gradient out, and a constant dout read once (TileOperands::dout_uniform).
+struct GradTraits {
+  static constexpr size_t kOperands = kOperandCount;
+  static constexpr bool IsOutput(size_t o) { return o == kGradient; }
+  static constexpr bool ReadsConstantOnce(size_t o) { return o == kDout; }
+};
+
 /// Everything a block needs: the tiling, the kernel, the iteration space and the operands.
 struct KernelLaunch {
   SigmoidCrossEntropyWithLogitsGradV2TilingData tiling;
@@ -82,13 +77,8 @@ struct KernelLaunch {
   GlobalOperand operands[kOperandCount];
 };
 
-/// Bytes of one tile buffer for @p tile_elems elements of the kernel dtype, 64-byte aligned.
+/// Bytes of one tile buffer of the launch (TileBufferBytes of its tile and kernel dtype).
 uint64_t TileBufferBytes(const KernelLaunch& launch);
-
-/// Whether an operand of this access goes through a tile buffer of the block's workspace.
-inline constexpr bool UsesTileBuffer(Access access) {
-  return access == Access::kConstant || access == Access::kStaged;
-}
 
 /// Bytes of one block's workspace: a tile buffer per operand that UsesTileBuffer.
 uint64_t BlockWorkspaceBytes(const KernelLaunch& launch);

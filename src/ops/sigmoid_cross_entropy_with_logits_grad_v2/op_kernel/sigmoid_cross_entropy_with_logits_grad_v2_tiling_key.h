@@ -4,24 +4,16 @@
 
 #include <cstdint>
 
+#include "opdev/kernel_dtype.h"
+
 namespace aclnn_cpu::bce_grad {
 
-/// The element type the kernel loads and stores. Mixed-dtype problems run on the compute type
-/// (kFloat or kDouble) with the operands converted in CopyIn (see Note [Staging]).
-enum class KernelDType : uint32_t { kFloat = 0, kFloat16 = 1, kBFloat16 = 2, kDouble = 3 };
-inline constexpr uint32_t kKernelDTypeCount = 4;
+// The kernel dtype is the shared one (opdev/kernel_dtype.h).
+using ::aclnn_cpu::KernelDType;
+using ::aclnn_cpu::KernelDTypeLabel;
+using ::aclnn_cpu::KernelDTypeSize;
+using ::aclnn_cpu::kKernelDTypeCount;
 inline constexpr uint32_t kTilingKeyCount = kKernelDTypeCount * 4;
-
-/// "Fp32", "Fp16", "Bf16", "Fp64" (usable in test names).
-inline constexpr const char* KernelDTypeLabel(KernelDType dtype) {
-  switch (dtype) {
-    case KernelDType::kFloat: return "Fp32";
-    case KernelDType::kFloat16: return "Fp16";
-    case KernelDType::kBFloat16: return "Bf16";
-    case KernelDType::kDouble: return "Fp64";
-  }
-  return "Unknown";
-}
 
 /// key = dtype * 4 + has_weight * 2 + has_pos_weight
 inline constexpr uint32_t MakeTilingKey(KernelDType dtype, bool has_weight, bool has_pos_weight) {
