@@ -1,0 +1,236 @@
+// The shared elementwise layer apart from any real operator: a toy operator of its own traits
+// (out = a * b, plus the sum of out) is planned by PlanElementwise, split by
+// ComputeElementwiseTiling on a pinned platform, driven by RunElementwiseBlock and launched as a
+// two-stage plan (per-block partial sums, then a combine) through the runtime's executor and a
+// stream. Every element and the sum are checked against a float64 reference, on layouts that hit
+// every access class, and the combine must see every block's partial.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnn/acl_meta.h"
+#include "common/two_phase_call.h"
+#include "opdev/elementwise_block.h"
+#include "opdev/elementwise_plan.h"
+#include "opdev/elementwise_tiling.h"
+#include "opdev/kernel_dtype.h"
+#include "runtime/executor.h"
+
+namespace {
+
+using namespace aclnn_cpu;
+
+enum ToyOperand : size_t { kA = 0, kB, kOut, kToyOperands };
+
+struct ToyTraits {
+  static constexpr size_t kOperands = kToyOperands;
+  static constexpr bool IsOutput(size_t o) { return o == kOut; }
+  static constexpr bool ReadsConstantOnce(size_t) { return false; }
+};
+static_assert(ElementwiseTraits<ToyTraits>);
+
+/// Stage 0: out = a * b per block, each block's sum of out (in double, in element order) into its
+/// workspace slot after its tile buffers. Stage 1: one block adds the slots in block order.
+class ToyPlan final : public LaunchPlan {
+ public:
+  ElementwiseTilingData tiling;
+  IterSpace space;
+  GlobalOperand operands[kToyOperands];
+  uint64_t buffer_bytes = 0;
+  LaunchStage stages[2];
+  double* sum = nullptr;  ///< where the combine writes
+  mutable std::vector<int> blocks_run;
+
+  std::span<const LaunchStage> Stages() const override { return stages; }
+  bool RunInlineIfIdle() const override { return false; }
+  void RunBlock(size_t stage, uint64_t block, char* workspace) const override {
+    if (stage == 0) {
+      char* slice = BlockWorkspace(workspace, 0, block);
+      double partial = 0;
+      RunElementwiseBlock<ToyTraits, float>(tiling, space, operands, block, slice,
+                                            [&](const char* const* at, int64_t count) {
+                                              const auto* a = reinterpret_cast<const float*>(at[kA]);
+                                              const auto* b = reinterpret_cast<const float*>(at[kB]);
+                                              auto* out = reinterpret_cast<float*>(const_cast<char*>(at[kOut]));
+                                              for (int64_t i = 0; i < count; ++i) {
+                                                out[i] = a[i] * b[i];
+                                                partial += out[i];
+                                              }
+                                            });
+      std::memcpy(slice + buffer_bytes, &partial, sizeof partial);
+      blocks_run[block] += 1;
+    } else {
+      double total = 0;
+      for (uint64_t b = 0; b < stages[0].blocks; ++b) {
+        double partial = 0;
+        std::memcpy(&partial, BlockWorkspace(workspace, 0, b) + buffer_bytes, sizeof partial);
+        total += partial;
+      }
+      *sum = total;
+    }
+  }
+};
+
+/// A tensor over host memory of float (a) values at the given view.
+struct View {
+  std::vector<int64_t> dims, strides;
+  int64_t storage = 0;
+  aclDataType dtype = ACL_FLOAT;
+};
+
+class ElementwiseLayer : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS); }
+  static void TearDownTestSuite() { EXPECT_EQ(aclFinalize(), ACL_SUCCESS); }
+
+  /// Runs the toy operator on views of a, b and out over @p shape and checks every result.
+  void Check(const std::vector<int64_t>& shape, const View (&views)[kToyOperands], Access expected_a,
+             Access expected_b, Access expected_out) {
+    std::vector<std::vector<char>> storage(kToyOperands);
+    const aclTensor* tensors[kToyOperands] = {};
+    for (size_t o = 0; o < kToyOperands; ++o) {
+      const View& v = views[o];
+      storage[o].assign(static_cast<size_t>(v.storage) * DTypeSize(v.dtype), 0);
+      float* f = reinterpret_cast<float*>(storage[o].data());
+      for (int64_t i = 0; i < v.storage; ++i) {
+        if (o == kOut) {
+          f[i] = -7.25f;  // poison
+        } else if (v.dtype == ACL_FLOAT) {
+          f[i] = static_cast<float>(0.5 + 0.001 * static_cast<double>(i % 997) * (o == kA ? 1 : -3));
+        }
+      }
+      if (v.dtype == ACL_DOUBLE) {
+        auto* d = reinterpret_cast<double*>(storage[o].data());
+        for (int64_t i = 0; i < v.storage; ++i) d[i] = 0.25 + 0.002 * static_cast<double>(i % 389);
+      }
+      const int64_t storage_dims[] = {v.storage};
+      tensors[o] = aclCreateTensor(v.dims.data(), v.dims.size(), v.dtype, v.strides.data(), 0, ACL_FORMAT_ND,
+                                   storage_dims, 1, storage[o].data());
+      ASSERT_NE(tensors[o], nullptr);
+    }
+    auto plan = std::make_shared<ToyPlan>();
+    DimVector dims;
+    dims.rank = static_cast<int>(shape.size());
+    int64_t numel = 1;
+    for (size_t k = 0; k < shape.size(); ++k) {
+      dims.v[k] = shape[k];
+      numel *= shape[k];
+    }
+    PlanElementwise<ToyTraits>(dims, tensors, ACL_FLOAT, plan->space, plan->operands);
+    EXPECT_EQ(plan->operands[kA].access, expected_a);
+    EXPECT_EQ(plan->operands[kB].access, expected_b);
+    EXPECT_EQ(plan->operands[kOut].access, expected_out);
+
+    // A pinned platform: 3 cores, room for 64 elements a tile, so blocks have several tiles.
+    PlatformInfo platform;
+    platform.core_num = 3;
+    platform.block_size = 64;
+    platform.ub_size = 64 * 3 * 4;
+    OperandTraffic traffic[kToyOperands];
+    const size_t n = OperandTrafficOf(plan->operands, traffic);
+    const auto split = ComputeElementwiseTiling(
+        platform, MakeElementwiseProblem(static_cast<uint64_t>(numel), KernelDType::kFloat, {traffic, n}));
+    ASSERT_TRUE(split.has_value());
+    plan->tiling = split->data;
+    plan->buffer_bytes = BlockWorkspaceBytes(plan->operands, plan->tiling.tileDataNum, KernelDType::kFloat);
+    plan->stages[0] = {plan->tiling.blockDim, plan->buffer_bytes + sizeof(double)};
+    plan->stages[1] = {1, 0};
+    plan->blocks_run.assign(plan->tiling.blockDim, 0);
+    double sum = -1;
+    plan->sum = &sum;
+    ASSERT_GT(plan->tiling.blockDim, 1u);
+    ASSERT_GT(plan->tiling.finalSmallTileNum, 1u);
+
+    aclOpExecutor* executor = CreateExecutor(plan);
+    ASSERT_NE(executor, nullptr);
+    DeviceMemory workspace;
+    ASSERT_EQ(workspace.Reserve(plan->WorkspaceSize()), ACL_SUCCESS);
+    ASSERT_EQ(LaunchExecutor("toy", workspace.get(), plan->WorkspaceSize(), executor, nullptr), ACLNN_SUCCESS);
+    ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
+
+    for (int count : plan->blocks_run) EXPECT_EQ(count, 1);
+    // The reference: every position of the shape, each operand's element by its view.
+    const auto element = [&](size_t o, int64_t linear) {
+      const View& v = views[o];
+      int64_t offset = 0;
+      const size_t lead = shape.size() - v.dims.size();
+      for (size_t k = shape.size(); k-- > 0;) {
+        const int64_t index = linear % shape[k];
+        linear /= shape[k];
+        if (k >= lead && v.dims[k - lead] != 1) offset += index * v.strides[k - lead];
+      }
+      return offset;
+    };
+    const auto value = [&](size_t o, int64_t offset) {
+      return views[o].dtype == ACL_DOUBLE ? reinterpret_cast<const double*>(storage[o].data())[offset]
+                                          : static_cast<double>(reinterpret_cast<const float*>(storage[o].data())[offset]);
+    };
+    std::vector<bool> written(static_cast<size_t>(views[kOut].storage), false);
+    double expected_sum = 0;
+    for (int64_t i = 0; i < numel; ++i) {
+      const double a = static_cast<double>(static_cast<float>(value(kA, element(kA, i))));
+      const double b = static_cast<double>(static_cast<float>(value(kB, element(kB, i))));
+      const float expected = static_cast<float>(a * b);  // one fp32 product, correctly rounded
+      const int64_t at = element(kOut, i);
+      ASSERT_EQ(reinterpret_cast<const float*>(storage[kOut].data())[at], expected) << "element " << i;
+      written[static_cast<size_t>(at)] = true;
+      expected_sum += expected;
+    }
+    for (size_t k = 0; k < written.size(); ++k) {
+      if (!written[k]) {
+        EXPECT_EQ(reinterpret_cast<const float*>(storage[kOut].data())[k], -7.25f) << k;
+      }
+    }
+    EXPECT_NEAR(sum, expected_sum, 1e-12 * std::fabs(expected_sum));
+    for (const aclTensor* t : tensors) aclDestroyTensor(t);
+  }
+};
+
+TEST_F(ElementwiseLayer, DenseOperandsAreReadAndWrittenInPlace) {
+  const View views[] = {{{700, 3}, {3, 1}, 2100}, {{700, 3}, {3, 1}, 2100}, {{700, 3}, {3, 1}, 2100}};
+  Check({700, 3}, views, Access::kDirect, Access::kDirect, Access::kDirect);
+}
+
+TEST_F(ElementwiseLayer, ASharedTransposeIsDense) {
+  const View views[] = {{{3, 700}, {1, 3}, 2100}, {{3, 700}, {1, 3}, 2100}, {{3, 700}, {1, 3}, 2100}};
+  Check({3, 700}, views, Access::kDirect, Access::kDirect, Access::kDirect);
+}
+
+TEST_F(ElementwiseLayer, AScalarIsConstantAndARowIsRowDirect) {
+  const View views[] = {{{}, {}, 1}, {{300}, {1}, 300}, {{5, 300}, {300, 1}, 1500}};
+  Check({5, 300}, views, Access::kConstant, Access::kRowDirect, Access::kDirect);
+}
+
+TEST_F(ElementwiseLayer, StridedAndConvertedOperandsAreStagedBothWays) {
+  // a is fp64 (converted in CopyIn), out a padded transposed view (scattered in CopyOut).
+  const View views[] = {{{40, 30}, {30, 1}, 1200, ACL_DOUBLE}, {{40, 30}, {30, 1}, 1200}, {{40, 30}, {1, 41}, 1230}};
+  Check({40, 30}, views, Access::kStaged, Access::kStaged, Access::kStaged);
+}
+
+TEST(LaunchPlanWorkspace, StagesFollowOneAnotherEachAligned) {
+  class Plan final : public LaunchPlan {
+   public:
+    LaunchStage stages[3] = {{3, 100}, {0, 64}, {2, 8}};
+    std::span<const LaunchStage> Stages() const override { return stages; }
+    bool RunInlineIfIdle() const override { return true; }
+    void RunBlock(size_t, uint64_t, char*) const override {}
+  } plan;
+  EXPECT_EQ(plan.StageWorkspaceOffset(0), 0u);
+  EXPECT_EQ(plan.StageWorkspaceOffset(1), 320u);  // 300 rounded up to 64
+  EXPECT_EQ(plan.StageWorkspaceOffset(2), 320u);  // an empty stage takes no room
+  std::vector<char> base(400);
+  EXPECT_EQ(plan.BlockWorkspace(base.data(), 2, 1), base.data() + 328);
+  EXPECT_EQ(plan.WorkspaceSize(), 320u + 64u + LaunchPlan::kWorkspaceAlignment);
+  EXPECT_TRUE(plan.HasWork());
+  plan.stages[0].blocks = plan.stages[2].blocks = 0;
+  EXPECT_FALSE(plan.HasWork());
+  EXPECT_EQ(plan.WorkspaceSize(), 0u);
+}
+
+}  // namespace
