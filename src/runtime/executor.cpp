@@ -1,11 +1,9 @@
 #include "runtime/executor.h"
 
-#include <mutex>
 #include <new>
-#include <unordered_set>
 
 #include "common/error.h"
-#include "runtime/fork_locks.h"
+#include "runtime/handle_registry.h"
 #include "runtime/stream.h"
 #include "runtime/thread_pool.h"
 
@@ -23,17 +21,31 @@ namespace {
 /// What the second phase returns when the runtime fails (a thread or memory it cannot get).
 constexpr ExceptionCodes<aclnnStatus> kLaunchCodes{ACLNN_ERR_RUNTIME_ERROR, ACLNN_ERR_RUNTIME_ERROR};
 
-// Live executors. An executor pointer is looked up here before it is touched, so a null, foreign,
-// destroyed or consumed executor gives an error code instead of a crash.
-std::mutex g_executors_mutex;
-std::unordered_set<aclOpExecutor*>& LiveExecutors() {
-  static auto* live = new std::unordered_set<aclOpExecutor*>;  // leaked: usable during exit
+// Live executors, with a quarantine as for tensors (Note [Live handles]): a stale handle of a
+// recently consumed or destroyed executor is reported as not live, never taken for a new one.
+// The executor's fields are read and written only under the registry's lock (Visit, Take).
+constexpr size_t kQuarantine = 1024;
+using ExecutorRegistry = HandleRegistry<aclOpExecutor*, NoEntry, kQuarantine>;
+ExecutorRegistry& LiveExecutors() {
+  static auto* live = new ExecutorRegistry;  // leaked: usable during exit
   return *live;
 }
-const bool g_fork_lock = (RegisterForkLock(&g_executors_mutex), true);
+const bool g_registry_made = (LiveExecutors(), true);  // at load time; see HandleRegistry()
 
-/// Whether @p e is live and not being launched; requires g_executors_mutex.
-bool IsAvailableLocked(aclOpExecutor* e) { return LiveExecutors().count(e) != 0 && !e->claimed; }
+/// Takes @p e out of the live set when @p may_take(*e) agrees, releases its plan and retires it
+/// into the quarantine; false when it is not live or @p may_take refused.
+template <class MayTake>
+bool Retire(aclOpExecutor* e, MayTake may_take) {
+  std::shared_ptr<const LaunchPlan> plan;  // released after the lock, by this thread
+  const auto taken = LiveExecutors().Take(e, [&](NoEntry) {
+    if (!may_take(*e)) return false;
+    plan = std::move(e->plan);  // a quarantined executor holds only its memory
+    return true;
+  });
+  if (!taken) return false;
+  delete taken->evicted;
+  return true;
+}
 
 /// Whether some stage of the plan has more than one block to share out.
 bool NeedsWorkers(const LaunchPlan& plan) {
@@ -49,10 +61,7 @@ aclOpExecutor* CreateExecutor(std::shared_ptr<const LaunchPlan> plan) {
   auto* e = new (std::nothrow) aclOpExecutor;
   if (e == nullptr) return nullptr;
   e->plan = std::move(plan);
-  try {
-    std::lock_guard<std::mutex> lock(g_executors_mutex);
-    LiveExecutors().insert(e);
-  } catch (const std::bad_alloc&) {
+  if (!LiveExecutors().Insert(e, {})) {
     delete e;
     return nullptr;
   }
@@ -73,23 +82,27 @@ aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_
 
   std::shared_ptr<const LaunchPlan> plan;
   bool consumes = false;
-  {
-    std::lock_guard<std::mutex> lock(g_executors_mutex);
-    if (!IsAvailableLocked(executor)) {
-      return Fail(ACLNN_ERR_PARAM_INVALID, api,
-                  ": executor is not a live executor (already run and not repeatable, destroyed, or never made)");
-    }
-    const uint64_t needed = executor->plan->WorkspaceSize();
-    if (workspace_size < needed) {
-      return Fail(ACLNN_ERR_PARAM_INVALID, api, ": workspaceSize ", workspace_size,
-                  " is smaller than the ", needed, " bytes the first phase asked for");
-    }
-    if (needed != 0 && workspace == nullptr) {
-      return Fail(ACLNN_ERR_PARAM_NULLPTR, api, ": workspace is null but ", needed, " bytes are needed");
-    }
+  bool available = false;
+  uint64_t needed = 0;
+  LiveExecutors().Visit(executor, [&](NoEntry) {
+    available = !executor->claimed;
+    if (!available) return;
+    needed = executor->plan->WorkspaceSize();
+    if (workspace_size < needed || (needed != 0 && workspace == nullptr)) return;
     plan = executor->plan;
     consumes = !executor->repeatable;
     executor->claimed = consumes;  // no other thread can launch or destroy it meanwhile
+  });
+  if (!available) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, api,
+                ": executor is not a live executor (already run and not repeatable, destroyed, or never made)");
+  }
+  if (workspace_size < needed) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, api, ": workspaceSize ", workspace_size,
+                " is smaller than the ", needed, " bytes the first phase asked for");
+  }
+  if (plan == nullptr) {
+    return Fail(ACLNN_ERR_PARAM_NULLPTR, api, ": workspace is null but ", needed, " bytes are needed");
   }
   // Start what the launch needs (the pool's workers, the stream's thread) before the executor
   // is consumed: a failure leaves nothing queued and the executor as it was.
@@ -104,11 +117,10 @@ aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_
     return ACLNN_SUCCESS;
   });
   if (consumes) {
-    std::lock_guard<std::mutex> lock(g_executors_mutex);
-    executor->claimed = false;
-    if (status == ACLNN_SUCCESS) {  // consumed by this launch
-      LiveExecutors().erase(executor);
-      delete executor;
+    if (status == ACLNN_SUCCESS) {  // consumed by this launch: only this thread may take it
+      Retire(executor, [](aclOpExecutor&) { return true; });
+    } else {
+      LiveExecutors().Visit(executor, [executor](NoEntry) { executor->claimed = false; });
     }
   }
   return status;
@@ -119,24 +131,23 @@ aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_
 extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor* executor) {
   using namespace aclnn_cpu;
   if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, "aclSetAclOpExecutorRepeatable: executor is null");
-  std::lock_guard<std::mutex> lock(g_executors_mutex);
-  if (!IsAvailableLocked(executor)) {
+  bool available = false;
+  LiveExecutors().Visit(executor, [&](NoEntry) {
+    available = !executor->claimed;
+    if (available) executor->repeatable = true;
+  });
+  if (!available) {
     return Fail(ACLNN_ERR_PARAM_INVALID, "aclSetAclOpExecutorRepeatable: executor is not a live executor");
   }
-  executor->repeatable = true;
   return ACLNN_SUCCESS;
 }
 
 extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor) {
   using namespace aclnn_cpu;
   if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyAclOpExecutor: executor is null");
-  {
-    std::lock_guard<std::mutex> lock(g_executors_mutex);
-    if (!IsAvailableLocked(executor)) {
-      return Fail(ACLNN_ERR_PARAM_INVALID, "aclDestroyAclOpExecutor: executor is not a live executor");
-    }
-    LiveExecutors().erase(executor);
+  // A launch still queued keeps the plan alive through its own shared_ptr.
+  if (!Retire(executor, [](const aclOpExecutor& e) { return !e.claimed; })) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, "aclDestroyAclOpExecutor: executor is not a live executor");
   }
-  delete executor;  // a launch still queued keeps the plan alive through its shared_ptr
   return ACLNN_SUCCESS;
 }

@@ -2,9 +2,6 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
-#include <new>
-#include <unordered_map>
 
 #include <sys/mman.h>
 
@@ -13,7 +10,7 @@
 #include "common/alignment.h"
 #include "common/dtype.h"
 #include "common/error.h"
-#include "runtime/fork_locks.h"
+#include "runtime/handle_registry.h"
 #include "runtime/stream.h"
 #include "runtime/thread_pool.h"
 
@@ -29,16 +26,14 @@ constexpr size_t kHugePageBytes = size_t{2} << 20;  // x86-64 and most AArch64 k
 std::atomic<bool> g_initialized{false};
 thread_local int32_t t_current_device = kCpuDeviceId;
 
-/// Live allocations of aclrtMalloc, so that aclrtFree can reject pointers it did not hand out.
-struct Allocations {
-  std::mutex mutex;
-  std::unordered_map<void*, size_t> sizes;
-};
-Allocations& LiveAllocations() {
-  static auto* a = new Allocations;  // leaked: frees may come during static destruction
+/// Live allocations of aclrtMalloc and their sizes, so that aclrtFree can reject pointers it did
+/// not hand out (Note [Live handles]). No quarantine: freed memory goes back to the C allocator.
+using AllocationRegistry = aclnn_cpu::HandleRegistry<void*, size_t>;
+AllocationRegistry& LiveAllocations() {
+  static auto* a = new AllocationRegistry;  // leaked: frees may come during static destruction
   return *a;
 }
-const bool g_fork_lock = (aclnn_cpu::RegisterForkLock(&LiveAllocations().mutex), true);
+const bool g_registry_made = (LiveAllocations(), true);  // at load time; see HandleRegistry()
 
 /// What a runtime function returns when its body throws (Note [No exceptions across the C API]).
 constexpr aclnn_cpu::ExceptionCodes<aclError> kRuntimeCodes{ACL_ERROR_RT_MEMORY_ALLOCATION,
@@ -193,11 +188,7 @@ ACL_FUNC_VISIBILITY aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMal
   if (p == nullptr) {
     return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: size ", size, " bytes cannot be allocated");
   }
-  try {
-    auto& live = LiveAllocations();
-    std::lock_guard<std::mutex> lock(live.mutex);
-    live.sizes.emplace(p, size);
-  } catch (const std::bad_alloc&) {
+  if (!LiveAllocations().Insert(p, size)) {
     std::free(p);
     return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION, "aclrtMalloc: out of memory for the allocation's bookkeeping");
   }
@@ -207,12 +198,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMal
 
 ACL_FUNC_VISIBILITY aclError aclrtFree(void* devPtr) {
   if (devPtr == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr is null");
-  {
-    auto& live = LiveAllocations();
-    std::lock_guard<std::mutex> lock(live.mutex);
-    if (live.sizes.count(devPtr) == 0) {
-      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr was not allocated by aclrtMalloc or is already freed");
-    }
+  if (!LiveAllocations().Contains(devPtr)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr was not allocated by aclrtMalloc or is already freed");
   }
   // As cudaFree: wait for the launches made before the call, on every stream, so that no queued
   // launch reads or writes the memory after it is freed.
@@ -222,12 +209,9 @@ ACL_FUNC_VISIBILITY aclError aclrtFree(void* devPtr) {
       })) {
     return e;
   }
-  {
-    auto& live = LiveAllocations();
-    std::lock_guard<std::mutex> lock(live.mutex);
-    if (live.sizes.erase(devPtr) == 0) {
-      return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr was not allocated by aclrtMalloc or is already freed");
-    }
+  // Another thread may have freed it while this one waited.
+  if (!LiveAllocations().Take(devPtr)) {
+    return Fail(ACL_ERROR_INVALID_PARAM, "aclrtFree: devPtr was not allocated by aclrtMalloc or is already freed");
   }
   std::free(devPtr);
   return ACL_SUCCESS;

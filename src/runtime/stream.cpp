@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <new>
 #include <stdexcept>
-#include <unordered_map>
 #include <utility>
 
-#include "runtime/launch_plan.h"
 #include "runtime/fork_locks.h"
+#include "runtime/handle_registry.h"
+#include "runtime/launch_plan.h"
 #include "runtime/thread_pool.h"
 
 namespace aclnn_cpu {
@@ -51,15 +51,15 @@ namespace aclnn_cpu {
 
 namespace {
 
-struct Registry {
-  std::mutex mutex;
-  std::unordered_map<Stream*, std::shared_ptr<Stream>> streams;
-  std::shared_ptr<Stream> default_stream;  // made on first use
-};
-Registry& GetRegistry() {
-  static auto* registry = new Registry;  // leaked on purpose: usable during exit
+// Live streams (Note [Live handles]): each handle maps to the shared_ptr that owns its stream, and
+// the default stream, made on first use, sits under the null handle. Its lock is taken before any
+// stream's and around fork() in that order (PrepareFork), so it is not one of the fork locks.
+using StreamRegistry = HandleRegistry<Stream*, std::shared_ptr<Stream>>;
+StreamRegistry& GetRegistry() {
+  static auto* registry = new StreamRegistry(ForkLocking::kOwnerOrdered);  // leaked: usable during exit
   return *registry;
 }
+const bool g_registry_made = (GetRegistry(), true);  // at load time; see HandleRegistry()
 
 std::atomic<bool> g_exiting{false};
 std::once_flag g_atexit_once;
@@ -163,36 +163,26 @@ void Stream::Synchronize() noexcept {
 }
 
 std::shared_ptr<Stream> Stream::FromHandle(void* handle) {
-  Registry& r = GetRegistry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  if (handle == nullptr) {
-    if (r.default_stream == nullptr) r.default_stream = std::make_shared<Stream>();
-    return r.default_stream;
-  }
-  const auto it = r.streams.find(static_cast<Stream*>(handle));
-  return it == r.streams.end() ? nullptr : it->second;
+  if (handle != nullptr) return GetRegistry().Find(static_cast<Stream*>(handle)).value_or(nullptr);
+  return GetRegistry().Locked([](StreamRegistry::Map& streams) {
+    if (const auto it = streams.find(nullptr); it != streams.end()) return it->second;
+    auto default_stream = std::make_shared<Stream>();
+    streams.emplace(nullptr, default_stream);  // a throw changes nothing
+    return default_stream;
+  });
 }
 
 void* Stream::Create() {
   auto stream = std::make_shared<Stream>();
-  Registry& r = GetRegistry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  r.streams.emplace(stream.get(), stream);
+  if (!GetRegistry().Insert(stream.get(), stream)) throw std::bad_alloc();
   return stream.get();
 }
 
 bool Stream::Destroy(void* handle) {
   if (handle == nullptr) return false;
-  std::shared_ptr<Stream> stream;
-  {
-    Registry& r = GetRegistry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    const auto it = r.streams.find(static_cast<Stream*>(handle));
-    if (it == r.streams.end()) return false;
-    stream = std::move(it->second);
-    r.streams.erase(it);
-  }
-  stream->Synchronize();
+  auto taken = GetRegistry().Take(static_cast<Stream*>(handle));
+  if (!taken) return false;
+  taken->entry->Synchronize();
   return true;  // the last reference (this one, or a launcher's) stops the stream's thread
 }
 
@@ -200,17 +190,13 @@ void Stream::SynchronizeAll() {
   // The launch count of every stream is read first, then each is waited for: launches made
   // after the call, on any stream, are not waited for.
   std::vector<std::pair<std::shared_ptr<Stream>, uint64_t>> targets;
-  {
-    Registry& r = GetRegistry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    targets.reserve(r.streams.size() + 1);  // the only allocation: a throw changes nothing
-    if (r.default_stream != nullptr) targets.emplace_back(r.default_stream, 0);
-    for (const auto& [handle, stream] : r.streams) targets.emplace_back(stream, 0);
-    for (auto& [stream, target] : targets) {
+  GetRegistry().Locked([&targets](const StreamRegistry::Map& streams) {
+    targets.reserve(streams.size());  // the only allocation: a throw changes nothing
+    for (const auto& [handle, stream] : streams) {
       std::lock_guard<std::mutex> stream_lock(stream->mutex_);
-      target = stream->launched_;
+      targets.emplace_back(stream, stream->launched_);
     }
-  }
+  });
   for (auto& [stream, target] : targets) {
     std::unique_lock<std::mutex> lock(stream->mutex_);
     stream->WaitForLocked(lock, target);
@@ -220,14 +206,18 @@ void Stream::SynchronizeAll() {
 void Stream::DestroyAll() {
   std::vector<std::shared_ptr<Stream>> streams;
   std::shared_ptr<Stream> default_stream;
-  {
-    Registry& r = GetRegistry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    streams.reserve(r.streams.size());  // the only allocation: a throw changes nothing
-    for (auto& [handle, stream] : r.streams) streams.push_back(std::move(stream));
-    r.streams.clear();
-    default_stream = r.default_stream;
-  }
+  GetRegistry().Locked([&](StreamRegistry::Map& live) {
+    streams.reserve(live.size());  // the only allocation: a throw changes nothing
+    for (auto it = live.begin(); it != live.end();) {
+      if (it->first == nullptr) {  // the default stream stays registered
+        default_stream = it->second;
+        ++it;
+        continue;
+      }
+      streams.push_back(std::move(it->second));
+      it = live.erase(it);
+    }
+  });
   for (auto& stream : streams) stream->Synchronize();
   streams.clear();  // joins the threads of the streams nobody else holds
   if (default_stream != nullptr) default_stream->StopThread();
@@ -243,15 +233,13 @@ void Stream::DiscardQueuedLocked() noexcept {
 
 void Stream::AtExit() noexcept {
   g_exiting.store(true, std::memory_order_release);
-  Registry& r = GetRegistry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  auto quiesce = [](Stream& s) {
-    std::unique_lock<std::mutex> stream_lock(s.mutex_);
-    s.DiscardQueuedLocked();
-    s.progress_.wait(stream_lock, [&s] { return !s.busy_; });
-  };
-  if (r.default_stream != nullptr) quiesce(*r.default_stream);
-  for (auto& [handle, stream] : r.streams) quiesce(*stream);
+  GetRegistry().Locked([](StreamRegistry::Map& streams) {
+    for (auto& [handle, stream] : streams) {
+      std::unique_lock<std::mutex> stream_lock(stream->mutex_);
+      stream->DiscardQueuedLocked();
+      stream->progress_.wait(stream_lock, [&s = *stream] { return !s.busy_; });
+    }
+  });
 }
 
 void Stream::LockIdleForFork() noexcept {
@@ -261,10 +249,9 @@ void Stream::LockIdleForFork() noexcept {
 }
 
 void Stream::PrepareFork() noexcept {
-  Registry& r = GetRegistry();
-  r.mutex.lock();
-  if (r.default_stream != nullptr) r.default_stream->LockIdleForFork();
-  for (auto& [handle, stream] : r.streams) stream->LockIdleForFork();
+  StreamRegistry& r = GetRegistry();
+  r.LockForFork();
+  for (auto& [handle, stream] : r.MapWhileForkLocked()) stream->LockIdleForFork();
   ThreadPool::Instance().PrepareFork();
   LockForkLocks();
 }
@@ -272,16 +259,15 @@ void Stream::PrepareFork() noexcept {
 void Stream::ParentAfterFork() noexcept {
   UnlockForkLocks();
   ThreadPool::Instance().ParentAfterFork();
-  Registry& r = GetRegistry();
-  for (auto& [handle, stream] : r.streams) stream->mutex_.unlock();
-  if (r.default_stream != nullptr) r.default_stream->mutex_.unlock();
-  r.mutex.unlock();
+  StreamRegistry& r = GetRegistry();
+  for (auto& [handle, stream] : r.MapWhileForkLocked()) stream->mutex_.unlock();
+  r.UnlockAfterFork();
 }
 
 void Stream::ChildAfterFork() noexcept {
   ResetForkLocksInChild();
   ThreadPool::Instance().ChildAfterFork();
-  Registry& r = GetRegistry();
+  StreamRegistry& r = GetRegistry();
   auto reset = [](Stream& s) {
     // The parent's dispatcher thread does not exist here: forget its handle without joining it
     // (the stream is idle: PrepareFork waited for that) and re-make the locks the fork held.
@@ -290,9 +276,8 @@ void Stream::ChildAfterFork() noexcept {
     new (&s.wake_) std::condition_variable();
     new (&s.progress_) std::condition_variable();
   };
-  for (auto& [handle, stream] : r.streams) reset(*stream);
-  if (r.default_stream != nullptr) reset(*r.default_stream);
-  new (&r.mutex) std::mutex();
+  for (auto& [handle, stream] : r.MapWhileForkLocked()) reset(*stream);
+  r.ResetLockInChild();
 }
 
 void Stream::InstallProcessHandlers() noexcept {

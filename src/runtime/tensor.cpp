@@ -1,16 +1,12 @@
 #include "runtime/tensor.h"
 
 #include <algorithm>
-#include <array>
 #include <limits>
-#include <mutex>
 #include <new>
-#include <unordered_set>
-#include <utility>
 
 #include "common/dtype.h"
 #include "common/error.h"
-#include "runtime/fork_locks.h"
+#include "runtime/handle_registry.h"
 
 using aclnn_cpu::CheckedNumel;
 using aclnn_cpu::DimVector;
@@ -28,26 +24,17 @@ namespace aclnn_cpu {
 namespace {
 
 // Note [Tensor handles]
-// An aclTensor* is an address, so liveness is decided by looking it up in a set of the live
-// tensors, never by reading the object (a destroyed one is freed memory: reading it is undefined,
-// and a marker in it proves nothing once the allocator reuses the block). A destroyed tensor is
-// not freed at once: it waits in a FIFO quarantine of kQuarantine tensors, so the next tensors
-// created get other addresses and a stale handle of a recently destroyed tensor is reported as
-// destroyed instead of being taken for a new tensor that happens to reuse its address. (After
-// kQuarantine further destroys its address may be reused, as with any pointer handle.)
+// Tensors are checked through a registry of live handles with a quarantine of destroyed ones (see
+// Note [Live handles]): a stale handle of one of the last kQuarantine tensors destroyed is
+// reported as destroyed, never taken for a new tensor that reuses its address.
 constexpr size_t kQuarantine = 1024;
 
-struct TensorRegistry {
-  std::mutex mutex;
-  std::unordered_set<const aclTensor*> live;
-  std::array<aclTensor*, kQuarantine> quarantine{};  // ring of destroyed tensors not yet freed
-  size_t next = 0;
-};
+using TensorRegistry = HandleRegistry<const aclTensor*, NoEntry, kQuarantine>;
 TensorRegistry& Registry() {
   static auto* registry = new TensorRegistry;  // leaked: tensors may be destroyed during exit
   return *registry;
 }
-const bool g_fork_lock = (RegisterForkLock(&Registry().mutex), true);
+const bool g_registry_made = (Registry(), true);  // at load time; see HandleRegistry()
 
 }  // namespace
 
@@ -56,14 +43,7 @@ bool IsLiveTensor(const aclTensor* t) {
   return t != nullptr && FirstDeadTensor(one) < 0;
 }
 
-int FirstDeadTensor(std::span<const aclTensor* const> tensors) {
-  TensorRegistry& r = Registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    if (tensors[i] != nullptr && r.live.count(tensors[i]) == 0) return static_cast<int>(i);
-  }
-  return -1;
-}
+int FirstDeadTensor(std::span<const aclTensor* const> tensors) { return Registry().FirstDead(tensors); }
 
 }  // namespace aclnn_cpu
 
@@ -152,11 +132,7 @@ aclTensor* CreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDataTy
 
   auto* t = new (std::nothrow) aclTensor;
   if (t == nullptr) return FailTensor("out of memory");
-  try {
-    auto& r = aclnn_cpu::Registry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    r.live.insert(t);
-  } catch (const std::bad_alloc&) {
+  if (!aclnn_cpu::Registry().Insert(t, {})) {
     delete t;
     return FailTensor("out of memory");
   }
@@ -189,17 +165,11 @@ extern "C" ACL_FUNC_VISIBILITY aclTensor* aclCreateTensor(const int64_t* viewDim
 
 extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclDestroyTensor(const aclTensor* tensor) {
   if (tensor == nullptr) return ACLNN_SUCCESS;
-  aclTensor* evicted = nullptr;
-  {
-    auto& r = aclnn_cpu::Registry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    if (r.live.erase(tensor) == 0) {
-      return Fail(ACLNN_ERR_PARAM_INVALID,
-                  "aclDestroyTensor: tensor is not a live tensor (already destroyed, or not made by aclCreateTensor)");
-    }
-    evicted = std::exchange(r.quarantine[r.next], const_cast<aclTensor*>(tensor));
-    r.next = (r.next + 1) % r.quarantine.size();
+  const auto taken = aclnn_cpu::Registry().Take(tensor);
+  if (!taken) {
+    return Fail(ACLNN_ERR_PARAM_INVALID,
+                "aclDestroyTensor: tensor is not a live tensor (already destroyed, or not made by aclCreateTensor)");
   }
-  delete evicted;  // see Note [Tensor handles]
+  delete taken->evicted;  // see Note [Tensor handles]
   return ACLNN_SUCCESS;
 }
