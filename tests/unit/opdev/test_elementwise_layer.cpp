@@ -86,8 +86,7 @@ struct View {
 
 class ElementwiseLayer : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS); }
-  static void TearDownTestSuite() { EXPECT_EQ(aclFinalize(), ACL_SUCCESS); }
+  // main() (tests/support/acl_test_main.cpp) has initialised the runtime.
 
   /// Runs the toy operator on views of a, b and out over @p shape and checks every result.
   void Check(const std::vector<int64_t>& shape, const View (&views)[kToyOperands], Access expected_a,

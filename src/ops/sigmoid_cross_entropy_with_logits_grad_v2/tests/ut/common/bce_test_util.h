@@ -1,67 +1,30 @@
-// Shared helpers of the unit tests: tensors over poisoned storage, a float64 reference of the
-// operator, and an error bound per output dtype.
+// Support of this operator's tests on top of tests/support/test_tensor.h: one end-to-end call
+// (Problem, RunOperator) and its check against the float64 reference and its error bound.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <random>
 #include <vector>
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
+#include "test_tensor.h"
 
 namespace bce_test {
 
-/// Storage is filled with this byte before a run: all-ones bits decode as NaN in fp16, bf16, fp32
-/// and fp64, so an element the operator failed to write stands out.
-inline constexpr uint8_t kPoisonByte = 0xFF;
-
-/// A host-side tensor: storage (from aclrtMalloc) + view. Element values are set and read as
-/// double and stored with one rounding to the dtype.
-class TestTensor {
- public:
-  /// A contiguous tensor of @p dims.
-  TestTensor(std::vector<int64_t> dims, aclDataType dtype);
-  /// A view with explicit strides and offset over a storage of @p storage_elems elements.
-  TestTensor(std::vector<int64_t> dims, std::vector<int64_t> strides, int64_t offset, int64_t storage_elems,
-             aclDataType dtype);
-  ~TestTensor();
-  TestTensor(const TestTensor&) = delete;
-  TestTensor& operator=(const TestTensor&) = delete;
-
-  /// The aclTensor (created on first use, destroyed with this object).
-  aclTensor* get();
-  aclTensor* get() const { return const_cast<TestTensor*>(this)->get(); }
-
-  int64_t numel() const;
-  const std::vector<int64_t>& dims() const { return dims_; }
-  aclDataType dtype() const { return dtype_; }
-  /// Storage index of view element @p linear (row-major over the view dims).
-  int64_t StorageIndex(int64_t linear) const;
-
-  /// Sets view element @p linear (rounded once to the dtype).
-  void Set(int64_t linear, double value);
-  /// Reads view element @p linear exactly.
-  double Get(int64_t linear) const;
-  /// Reads storage element @p index exactly.
-  double GetStorage(int64_t index) const;
-  /// Fills the view with values drawn uniformly from [lo, hi) by @p rng.
-  void FillUniform(std::mt19937_64& rng, double lo, double hi);
-  /// Fills the whole storage (inside and outside the view) with the poison byte.
-  void Poison();
-  /// Raw storage bytes (for untouched-byte checks).
-  std::vector<uint8_t> StorageBytes() const;
-  int64_t storage_elems() const { return storage_elems_; }
-  void* data() const { return data_; }
-
- private:
-  std::vector<int64_t> dims_, strides_;
-  int64_t offset_ = 0;
-  int64_t storage_elems_ = 0;
-  aclDataType dtype_;
-  void* data_ = nullptr;
-  aclTensor* tensor_ = nullptr;
-};
+// The operator-independent support (tests/support/test_tensor.h), named here so that the tests
+// of this operator use it unqualified.
+using acl_test::ContiguousOver;
+using acl_test::DeviceBuffer;
+using acl_test::FillConstant;
+using acl_test::FillRandom;
+using acl_test::FirstDifference;
+using acl_test::kPoisonByte;
+using acl_test::PrimeRecentErrMsg;
+using acl_test::SameViewBits;
+using acl_test::TensorHandle;
+using acl_test::TestTensor;
+using acl_test::ViewOver;
 
 /// Inputs and reduction of one end-to-end call.
 struct Problem {

@@ -413,5 +413,36 @@ TEST(EmptySelf, EmptyOutViewOverAFilledStorageLeavesItUntouched) {
   EXPECT_EQ(FirstDifference(before, storage.StorageBytes()), -1);
 }
 
+// ---------------------------------------------------------------------------------------------
+// The operator on tensors made the way CANN's samples make them.
+
+TEST(AclTensorInOperator, ContiguousTensorsWithViewShapeStorageDimsWork) {
+  TestTensor x({6, 7}, ACL_FLOAT), y({6, 7}, ACL_FLOAT), dout({6, 7}, ACL_FLOAT), out({6, 7}, ACL_FLOAT);
+  FillRandom(x, 1, -4, 4);
+  FillRandom(y, 2, 0, 1);
+  FillRandom(dout, 3, -2, 2);
+  TensorHandle tx = ContiguousOver(x), ty = ContiguousOver(y), tdout = ContiguousOver(dout), tout = ContiguousOver(out);
+  ASSERT_EQ(RunRaw({tdout.get(), tx.get(), ty.get(), nullptr, nullptr, 0, tout.get()}), ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(CheckAgainstReference({&dout, &x, &y, nullptr, nullptr, 0, &out}).mismatches, 0);
+}
+
+TEST(AclTensorInOperator, ViewsWithMultiDimStorageDimsWork) {
+  // A [4, 5] window at row 1, column 2 of an [8, 9] storage, described by its 2-D storage shape.
+  TestTensor x({4, 5}, {9, 1}, 11, 72, ACL_FLOAT), out({4, 5}, {9, 1}, 11, 72, ACL_FLOAT);
+  TestTensor y({4, 5}, ACL_FLOAT), dout({}, ACL_FLOAT);
+  FillRandom(x, 4, -4, 4);
+  FillRandom(y, 5, 0, 1);
+  dout.Set(0, 1.5);
+  const int64_t view[2] = {4, 5}, strides[2] = {9, 1}, storage_dims[2] = {8, 9};
+  TensorHandle tx(aclCreateTensor(view, 2, ACL_FLOAT, strides, 11, ACL_FORMAT_ND, storage_dims, 2, x.data()));
+  TensorHandle tout(aclCreateTensor(view, 2, ACL_FLOAT, strides, 11, ACL_FORMAT_ND, storage_dims, 2, out.data()));
+  ASSERT_NE(tx, nullptr) << aclGetRecentErrMsg();
+  ASSERT_NE(tout, nullptr) << aclGetRecentErrMsg();
+  ASSERT_EQ(RunRaw({dout.get(), tx.get(), y.get(), nullptr, nullptr, 1, tout.get()}), ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(CheckAgainstReference({&dout, &x, &y, nullptr, nullptr, 1, &out}).mismatches, 0);
+}
+
 }  // namespace
 }  // namespace bce_test
