@@ -26,6 +26,7 @@ void ReorderDims(IterSpace& space, std::span<StridedOperand* const> operands) {
   // 8 dims make the quadratic sort free.
   int perm[kMaxDims];  // perm[k]: the original dim now at position k
   for (int k = 0; k < space.ndim; ++k) perm[k] = k;
+  bool moved = false;
   for (int i = space.ndim - 2; i >= 0; --i) {
     int moving = i;  // where the dim being inserted is now; it jumps over dims it cannot be
                      // compared with (a broadcast or size-1 dim) and swaps with the next one
@@ -34,11 +35,13 @@ void ReorderDims(IterSpace& space, std::span<StridedOperand* const> operands) {
       if (c > 0) {
         std::swap(perm[moving], perm[k]);
         moving = k;
+        moved = true;
       } else if (c < 0) {
         break;
       }
     }
   }
+  if (!moved) return;  // the common case (row-major operands) costs only the comparisons
   IterSpace reordered = space;
   for (int k = 0; k < space.ndim; ++k) reordered.sizes[k] = space.sizes[perm[k]];
   space = reordered;
