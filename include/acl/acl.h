@@ -18,7 +18,8 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
 /// Waits for every stream, then releases the runtime. @return ACL_ERROR_UNINITIALIZE if not initialised.
 ACL_FUNC_VISIBILITY aclError aclFinalize(void);
 /// The reason for the calling thread's most recent failure ("" if none). The string stays valid
-/// until the thread's next failing call; reading it clears nothing.
+/// until the thread's next failing call; reading it clears nothing. At most 2047 bytes (a longer
+/// message is cut and ends in "...").
 ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
 
 #ifdef __cplusplus

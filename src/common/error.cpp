@@ -1,5 +1,8 @@
 #include "common/error.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace aclnn_cpu {
 
 // Note [No exceptions across the C API]
@@ -11,18 +14,27 @@ namespace aclnn_cpu {
 // can see (a queued launch, a consumed executor, a registered handle).
 
 namespace {
-thread_local std::string g_recent_error;
+// Plain arrays, not std::string: a thread_local with a destructor makes the thread's first use
+// register it with the C library, which allocates, and glibc aborts the process when that fails.
+// The first error of a thread may well be "out of memory".
+thread_local char g_recent_error[kMaxRecentErrorBytes + 1];
 thread_local const char* g_static_error = nullptr;  // set instead of g_recent_error when out of memory
 }  // namespace
 
-void SetRecentError(std::string message) noexcept {
-  g_recent_error = std::move(message);  // a move assignment never allocates
+void SetRecentError(std::string_view message) noexcept {
+  size_t n = message.size();
+  std::memcpy(g_recent_error, message.data(), std::min(n, kMaxRecentErrorBytes));
+  if (n > kMaxRecentErrorBytes) {
+    n = kMaxRecentErrorBytes;
+    std::memcpy(g_recent_error + n - 3, "...", 3);
+  }
+  g_recent_error[n] = '\0';
   g_static_error = nullptr;
 }
 
 void SetStaticRecentError(const char* message) noexcept { g_static_error = message; }
 
-const char* RecentError() noexcept { return g_static_error != nullptr ? g_static_error : g_recent_error.c_str(); }
+const char* RecentError() noexcept { return g_static_error != nullptr ? g_static_error : g_recent_error; }
 
 std::string FormatDims(std::span<const int64_t> dims) {
   std::string s = "[";

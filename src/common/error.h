@@ -7,13 +7,18 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
 namespace aclnn_cpu {
 
-/// Replaces the calling thread's recent error message.
-void SetRecentError(std::string message) noexcept;
+/// The longest recent error message kept, in bytes; a longer one is cut and ends in "...".
+inline constexpr size_t kMaxRecentErrorBytes = 2047;
+
+/// Replaces the calling thread's recent error message (copied into a per-thread buffer: this
+/// allocates nothing).
+void SetRecentError(std::string_view message) noexcept;
 /// Sets the recent error message to a fixed text that needs no allocation (used when the memory
 /// to format a message cannot be had).
 void SetStaticRecentError(const char* message) noexcept;

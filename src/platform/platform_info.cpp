@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 
 namespace aclnn_cpu {
@@ -81,8 +82,23 @@ PlatformInfo DescribeCpuPlatform(const CpuCaches& caches, uint64_t core_num) {
   return p;
 }
 
+namespace {
+// Relaxed atomics: a test pins before it launches anything; the two fields need not change as one.
+std::atomic<uint64_t> g_pinned_l2{0};
+std::atomic<uint64_t> g_pinned_llc{0};
+}  // namespace
+
+void PinCpuCachesForTesting(const CpuCaches& caches) {
+  g_pinned_l2.store(caches.l2_bytes_per_core, std::memory_order_relaxed);
+  g_pinned_llc.store(caches.llc_bytes, std::memory_order_relaxed);
+}
+
 PlatformInfo CpuPlatform(uint64_t core_num) {
   // See Note [Describing a CPU versus probing the host].
+  const uint64_t pinned_l2 = g_pinned_l2.load(std::memory_order_relaxed);
+  if (pinned_l2 != 0) {
+    return DescribeCpuPlatform(CpuCaches{pinned_l2, g_pinned_llc.load(std::memory_order_relaxed)}, core_num);
+  }
   static const CpuCaches host_caches = ProbeCpuCaches();
   return DescribeCpuPlatform(host_caches, core_num);
 }

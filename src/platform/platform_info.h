@@ -31,14 +31,19 @@ struct CpuCaches {
 // The description of a CPU is a pure function of its caches and core count, so that tests pin
 // the machines they tile for (AMD EPYC with 1 MiB of L2 per core, Intel Xeon with 2 MiB, ...) and
 // pass on any host. Only CpuPlatform reads this machine; the library calls it, tests do not.
+// Tests that go through the C API (whose first phase calls CpuPlatform) pin the caches it uses
+// with PinCpuCachesForTesting, so that they tile, and so cover code paths, the same on any host.
 
 /// A CPU with @p caches and @p core_num threads (0 means 1): half the L2 per core as the "UB",
 /// 64-byte (cache line) blocks so that no two blocks write the same line, and a per-core start
 /// cost measured on the worker pool. Reads nothing of the host.
 PlatformInfo DescribeCpuPlatform(const CpuCaches& caches, uint64_t core_num);
 /// This machine with @p core_num threads: DescribeCpuPlatform(ProbeCpuCaches(), core_num), with
-/// the caches probed once per process.
+/// the caches probed once per process (or the caches pinned by PinCpuCachesForTesting).
 PlatformInfo CpuPlatform(uint64_t core_num);
+/// Makes CpuPlatform describe a CPU with @p caches instead of this machine's ({0, 0}: this
+/// machine again). For test programs, before their first launch; internal, not exported.
+void PinCpuCachesForTesting(const CpuCaches& caches);
 /// Atlas A2 training series (ascend910b): 48 vector cores, 192 KiB UB, 32-byte blocks.
 PlatformInfo AtlasA2Platform();
 

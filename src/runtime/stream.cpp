@@ -163,7 +163,11 @@ void Stream::Synchronize() noexcept {
 }
 
 std::shared_ptr<Stream> Stream::FromHandle(void* handle) {
-  if (handle != nullptr) return GetRegistry().Find(static_cast<Stream*>(handle)).value_or(nullptr);
+  if (handle != nullptr) {
+    std::shared_ptr<Stream> stream;  // stays null for a handle that is not a live stream
+    GetRegistry().Visit(static_cast<Stream*>(handle), [&stream](const std::shared_ptr<Stream>& s) { stream = s; });
+    return stream;
+  }
   return GetRegistry().Locked([](StreamRegistry::Map& streams) {
     if (const auto it = streams.find(nullptr); it != streams.end()) return it->second;
     auto default_stream = std::make_shared<Stream>();
