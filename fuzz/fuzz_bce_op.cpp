@@ -37,8 +37,8 @@ namespace {
 
 using bce_fuzz::ByteReader;
 using bce_fuzz::SplitMix;
-using bce_reliability::DimsText;
-using bce_reliability::Numel;
+using acl_test::DimsText;
+using acl_test::Numel;
 
 constexpr int64_t kMaxStorageElems = 4096;
 constexpr int64_t kMaxSelfElems = 1024;

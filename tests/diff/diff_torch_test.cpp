@@ -35,10 +35,10 @@ namespace {
 using aclnn_cpu::DTypeShortName;
 
 using bce_reliability::ComputeGradTerms;
-using bce_reliability::DimsText;
+using acl_test::DimsText;
 using bce_reliability::GradTerms;
 using bce_reliability::Judge;
-using bce_reliability::Numel;
+using acl_test::Numel;
 using bce_reliability::Verdict;
 using bce_test::TestTensor;
 

@@ -8,8 +8,8 @@
 
 namespace bce_stress {
 
-using bce_reliability::ContiguousStrides;
-using bce_reliability::Numel;
+using acl_test::ContiguousStrides;
+using acl_test::Numel;
 using bce_test::TestTensor;
 
 namespace {

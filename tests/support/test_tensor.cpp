@@ -4,30 +4,11 @@
 #include <cstring>
 
 #include "common/dtype.h"
+#include "dims.h"
 
 namespace acl_test {
-namespace {
-
-std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size());
-  int64_t s = 1;
-  for (size_t i = dims.size(); i-- > 0;) {
-    strides[i] = s;
-    s *= std::max<int64_t>(dims[i], 1);
-  }
-  return strides;
-}
-
-int64_t Product(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
-
-}  // namespace
-
 TestTensor::TestTensor(std::vector<int64_t> dims, aclDataType dtype)
-    : TestTensor(dims, ContiguousStrides(dims), 0, std::max<int64_t>(Product(dims), 1), dtype) {}
+    : TestTensor(dims, ContiguousStrides(dims), 0, std::max<int64_t>(Numel(dims), 1), dtype) {}
 
 TestTensor::TestTensor(std::vector<int64_t> dims, std::vector<int64_t> strides, int64_t offset,
                        int64_t storage_elems, aclDataType dtype)
@@ -53,7 +34,7 @@ aclTensor* TestTensor::get() {
   return tensor_;
 }
 
-int64_t TestTensor::numel() const { return Product(dims_); }
+int64_t TestTensor::numel() const { return Numel(dims_); }
 
 int64_t TestTensor::StorageIndex(int64_t linear) const {
   int64_t index = offset_;

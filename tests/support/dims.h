@@ -1,4 +1,4 @@
-// Shape helpers shared by the reliability suites (tests/diff, tests/stress, fuzz).
+// Shape helpers of the tests: element counts, row-major strides, shape text.
 #pragma once
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace bce_reliability {
+namespace acl_test {
 
 /// Elements of a shape (1 for a 0-dim shape).
 inline int64_t Numel(const std::vector<int64_t>& dims) {
@@ -37,4 +37,4 @@ inline std::string DimsText(const std::vector<int64_t>& dims) {
   return s;
 }
 
-}  // namespace bce_reliability
+}  // namespace acl_test
