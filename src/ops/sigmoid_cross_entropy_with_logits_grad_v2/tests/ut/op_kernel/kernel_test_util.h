@@ -35,6 +35,20 @@ inline constexpr KernelDType kAllKernelDTypes[] = {KernelDType::kFloat, KernelDT
 /// of it cover every narrower target's vector and unrolled-loop boundaries too.
 inline constexpr size_t kWidestVectorBytes = 64;
 
+/// The tile operands of a compute call over host vectors @p in (x, y, dout, weight, pos_weight)
+/// writing @p out.
+template <class Inputs, class T>
+TileOperands TileOperandsOver(const Inputs& in, T* out) {
+  TileOperands io;
+  io.predict = in.x.data();
+  io.target = in.y.data();
+  io.dout = in.dout.data();
+  io.weight = in.weight.data();
+  io.pos_weight = in.pos_weight.data();
+  io.gradient = out;
+  return io;
+}
+
 aclDataType AclDTypeOf(KernelDType dtype);
 /// The type the kernel computes in: fp64 for fp64 storage, fp32 otherwise.
 aclDataType ComputeDTypeOf(KernelDType dtype);

@@ -78,13 +78,7 @@ struct RawInputs {
 template <class T>
 std::vector<T> RunRaw(uint32_t key, const RawInputs<T>& in, double scale) {
   std::vector<T> out(in.x.size());
-  TileOperands io;
-  io.predict = in.x.data();
-  io.target = in.y.data();
-  io.dout = in.dout.data();
-  io.weight = in.weight.data();
-  io.pos_weight = in.pos_weight.data();
-  io.gradient = out.data();
+  const TileOperands io = TileOperandsOver(in, out.data());
   ChosenKernelTable().compute[key](io, out.size(), scale);
   return out;
 }

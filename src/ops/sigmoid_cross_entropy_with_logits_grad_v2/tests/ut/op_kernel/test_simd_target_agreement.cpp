@@ -67,13 +67,7 @@ Inputs<F> RandomInputs(bool hard_labels, uint64_t seed) {
 template <class F>
 std::vector<F> RunOnCurrentTarget(uint32_t key, const Inputs<F>& in, double scale) {
   std::vector<F> out(kElements);
-  TileOperands io;
-  io.predict = in.x.data();
-  io.target = in.y.data();
-  io.dout = in.dout.data();
-  io.weight = in.weight.data();
-  io.pos_weight = in.pos_weight.data();
-  io.gradient = out.data();
+  const TileOperands io = TileOperandsOver(in, out.data());
   ChosenKernelTable().compute[key](io, kElements, scale);
   return out;
 }
