@@ -19,6 +19,22 @@ namespace aclnn_cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+#if HWY_TARGET <= HWY_AVX3
+// x * 2^k rounded once, into the subnormals, for integral k: AVX-512's VSCALEFPS, which Highway
+// 1.0.3 has no op for. Any vector width (AVX-512VL comes with every AVX3 target).
+template <class V>
+HWY_INLINE V ScaleByPowerOfTwo(V x, V k) {
+  constexpr size_t kBytes = sizeof(x.raw);
+  if constexpr (kBytes == 64) {
+    return V{_mm512_scalef_ps(x.raw, k.raw)};
+  } else if constexpr (kBytes == 32) {
+    return V{_mm256_scalef_ps(x.raw, k.raw)};
+  } else {
+    return V{_mm_scalef_ps(x.raw, k.raw)};
+  }
+}
+#endif
+
 // ---------------------------------------------------------------------------------------------
 // ExpNonPositive: e^x for x <= 0, the only range the loss operators need (they take exp(-|x|)).
 //
@@ -59,7 +75,7 @@ HWY_INLINE V ExpNonPositive(D d, V x) {
     poly = hn::MulAdd(poly, r, hn::Set(d, 1.0f));
     const V exp_r = hn::MulAdd(poly, r, hn::Set(d, 1.0f));
 #if HWY_TARGET <= HWY_AVX3
-    return V{_mm512_scalef_ps(exp_r.raw, k.raw)};
+    return ScaleByPowerOfTwo(exp_r, k);
 #else
     // bits(t) - bits(kRound) = k; the exponent field of 2^(k + 64) is k + 64 + 127.
     const hn::RebindToSigned<D> di;

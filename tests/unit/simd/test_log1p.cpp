@@ -1,0 +1,193 @@
+// Log1pUnit and SoftplusPair (src/simd/log1p-inl.h) against float64 / long double references, on
+// every SIMD target this build has and this CPU runs: the contract blocks' error bounds.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd/test_log1p.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+
+#include "hwy/highway.h"
+#include "simd/log1p-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class T>
+void Log1pUnitArray(const T* in, T* out, size_t n) {
+  const hn::ScalableTag<T> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(Log1pUnit(d, hn::LoadU(d, in + i)), d, out + i);
+  for (; i < n; ++i) {  // the tail one lane at a time, through the same vector code
+    const hn::CappedTag<T, 1> d1;
+    hn::StoreU(Log1pUnit(d1, hn::LoadU(d1, in + i)), d1, out + i);
+  }
+}
+void Log1pUnitFloat(const float* in, float* out, size_t n) { Log1pUnitArray(in, out, n); }
+void Log1pUnitDouble(const double* in, double* out, size_t n) { Log1pUnitArray(in, out, n); }
+
+void SoftplusPairFloat(const float* in, float* pos, float* neg, size_t n) {
+  const hn::CappedTag<float, 1> d1;  // one lane at a time: the test is about values, not speed
+  for (size_t i = 0; i < n; ++i) {
+    hn::Vec<decltype(d1)> sp, sn;
+    SoftplusPair(d1, hn::LoadU(d1, in + i), sp, sn);
+    hn::StoreU(sp, d1, pos + i);
+    hn::StoreU(sn, d1, neg + i);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace aclnn_cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "hwy/targets.h"
+
+namespace aclnn_cpu {
+HWY_EXPORT(Log1pUnitFloat);
+HWY_EXPORT(Log1pUnitDouble);
+HWY_EXPORT(SoftplusPairFloat);
+
+namespace {
+
+/// |got - exact| in units of the last place of T at exact (subnormal spacing below the normals);
+/// 0 when both are the same infinity or both NaN, +inf when only one is.
+template <class T>
+double UlpError(T got, long double exact) {
+  if (std::isnan(exact) || std::isnan(got)) return std::isnan(exact) && std::isnan(got) ? 0 : INFINITY;
+  if (std::isinf(exact) || std::isinf(got)) return static_cast<long double>(got) == exact ? 0 : INFINITY;
+  const int exponent = std::max(std::ilogb(static_cast<T>(exact == 0 ? std::numeric_limits<T>::min() : exact)),
+                                std::numeric_limits<T>::min_exponent - 1);
+  const long double ulp = std::ldexp(1.0L, exponent - (std::numeric_limits<T>::digits - 1));
+  return static_cast<double>(std::fabs(static_cast<long double>(got) - exact) / ulp);
+}
+
+/// Runs @p body once per SIMD target that is both compiled and supported here.
+template <class Body>
+void OnEveryTarget(Body body) {
+  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    body(hwy::TargetName(target));
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+// Every float of [0, 1] with a stride of 251 bit patterns, plus the binade edges and both ends.
+std::vector<float> UnitFloats() {
+  std::vector<float> u;
+  const uint32_t one = std::bit_cast<uint32_t>(1.0f);
+  for (uint32_t bits = 0; bits <= one; bits += 251) u.push_back(std::bit_cast<float>(bits));
+  for (int e = -149; e <= 0; ++e) {
+    const float p = std::ldexp(1.0f, e);
+    u.push_back(p);
+    u.push_back(std::nextafter(p, 0.0f));
+    u.push_back(std::nextafter(p, 2.0f));
+  }
+  u.push_back(1.0f);
+  u.push_back(0.5f);
+  u.push_back(std::nextafter(1.0f, 0.0f));
+  return u;
+}
+
+TEST(Log1pUnit, FloatIsWithinOneUlpOnAllOfZeroToOne) {
+  const std::vector<float> u = UnitFloats();
+  std::vector<float> got(u.size());
+  OnEveryTarget([&](const char* name) {
+    HWY_DYNAMIC_DISPATCH(Log1pUnitFloat)(u.data(), got.data(), u.size());
+    double worst = 0;
+    size_t worst_at = 0;
+    for (size_t i = 0; i < u.size(); ++i) {
+      const double e = UlpError(got[i], std::log1p(static_cast<long double>(u[i])));
+      if (e > worst) worst = e, worst_at = i;
+    }
+    EXPECT_LE(worst, 1.0) << "at u = " << u[worst_at] << ": " << got[worst_at];
+    std::printf("[ %-8s ] float log1p on [0, 1]: %zu points, max error %.3f ULP at u = %a\n", name, u.size(), worst,
+                u[worst_at]);
+  });
+}
+
+TEST(Log1pUnit, FloatKeepsZeroAndTinyArgumentsExactly) {
+  const float denorm = std::numeric_limits<float>::denorm_min();
+  const std::vector<float> u = {0.0f, denorm, 1e-30f, 0x1p-25f, std::numeric_limits<float>::quiet_NaN()};
+  std::vector<float> got(u.size());
+  OnEveryTarget([&](const char*) {
+    HWY_DYNAMIC_DISPATCH(Log1pUnitFloat)(u.data(), got.data(), u.size());
+    EXPECT_EQ(std::bit_cast<uint32_t>(got[0]), 0u);  // +0, not -0
+    EXPECT_EQ(got[1], denorm);
+    EXPECT_EQ(got[2], 1e-30f);
+    EXPECT_EQ(got[3], 0x1p-25f);
+    EXPECT_TRUE(std::isnan(got[4]));
+  });
+}
+
+TEST(Log1pUnit, DoubleIsWithinThreeUlpOnZeroToOne) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(0.0, 1.0), exponent(-1074.0, 0.0);
+  std::vector<double> u;
+  for (int i = 0; i < 200000; ++i) u.push_back(unit(rng));
+  for (int i = 0; i < 200000; ++i) u.push_back(std::exp2(exponent(rng)));
+  u.push_back(0.0);
+  u.push_back(1.0);
+  u.push_back(std::numeric_limits<double>::denorm_min());
+  std::vector<double> got(u.size());
+  OnEveryTarget([&](const char* name) {
+    HWY_DYNAMIC_DISPATCH(Log1pUnitDouble)(u.data(), got.data(), u.size());
+    double worst = 0;
+    for (size_t i = 0; i < u.size(); ++i) worst = std::max(worst, UlpError(got[i], std::log1p(static_cast<long double>(u[i]))));
+    EXPECT_LE(worst, 3.0);
+    std::printf("[ %-8s ] double log1p on [0, 1]: %zu points, max error %.3f ULP\n", name, u.size(), worst);
+  });
+}
+
+long double ExactSoftplus(long double x) {
+  return std::max(x, 0.0L) + std::log1p(std::exp(-std::fabs(x)));
+}
+
+TEST(SoftplusPair, FloatIsWithinTwoUlpForEveryFiniteXAndTakesTheLimitsAtInfinity) {
+  std::vector<float> x;
+  // Densely near 0, where both terms matter, then every 97th float out to the largest finite.
+  for (float v = -30.0f; v <= 30.0f; v += 0.0009765625f) x.push_back(v);
+  for (uint32_t bits = 0; bits < std::bit_cast<uint32_t>(std::numeric_limits<float>::max()); bits += 9973) {
+    x.push_back(std::bit_cast<float>(bits));
+    x.push_back(-std::bit_cast<float>(bits));
+  }
+  x.push_back(-30.0f);  // the cancellation example: y = 0, x = -30 gives 9.4e-14
+  const size_t finite = x.size();
+  x.push_back(INFINITY);
+  x.push_back(-INFINITY);
+  x.push_back(std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> pos(x.size()), neg(x.size());
+  OnEveryTarget([&](const char* name) {
+    HWY_DYNAMIC_DISPATCH(SoftplusPairFloat)(x.data(), pos.data(), neg.data(), x.size());
+    double worst = 0;
+    float worst_x = 0;
+    for (size_t i = 0; i < finite; ++i) {
+      const long double xi = x[i];
+      const double e = std::max(UlpError(pos[i], ExactSoftplus(xi)), UlpError(neg[i], ExactSoftplus(-xi)));
+      if (e > worst) worst = e, worst_x = x[i];
+    }
+    EXPECT_LE(worst, 2.0) << "at x = " << worst_x;
+    std::printf("[ %-8s ] float softplus pair: %zu points, max error %.3f ULP at x = %a\n", name, finite, worst,
+                worst_x);
+    EXPECT_NEAR(pos[finite - 1], 9.357623e-14f, 1e-19f);  // softplus(-30), not 0
+    EXPECT_EQ(pos[finite], INFINITY);
+    EXPECT_EQ(std::bit_cast<uint32_t>(neg[finite]), 0u);
+    EXPECT_EQ(std::bit_cast<uint32_t>(pos[finite + 1]), 0u);
+    EXPECT_EQ(neg[finite + 1], INFINITY);
+    EXPECT_TRUE(std::isnan(pos[finite + 2]) && std::isnan(neg[finite + 2]));
+  });
+}
+
+}  // namespace
+}  // namespace aclnn_cpu
+#endif  // HWY_ONCE
