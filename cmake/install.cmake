@@ -13,3 +13,4 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/AclnnBceConfigVersion.cma
   COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/AclnnBceConfig.cmake ${PROJECT_BINARY_DIR}/AclnnBceConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/AclnnBce)
+include(${PROJECT_SOURCE_DIR}/cmake/cann_layout.cmake)
