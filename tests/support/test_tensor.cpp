@@ -120,4 +120,21 @@ int64_t FirstDifference(const std::vector<uint8_t>& a, const std::vector<uint8_t
   return ::testing::AssertionSuccess();
 }
 
+double BroadcastGet(const TestTensor& operand, const std::vector<int64_t>& self_dims, int64_t linear) {
+  const auto& od = operand.dims();
+  int64_t op_linear = 0;
+  int64_t op_stride = 1;
+  int64_t rem = linear;
+  for (size_t k = self_dims.size(); k-- > 0;) {
+    const int64_t idx = rem % self_dims[k];
+    rem /= self_dims[k];
+    const ptrdiff_t ok = static_cast<ptrdiff_t>(k) - static_cast<ptrdiff_t>(self_dims.size() - od.size());
+    if (ok < 0) continue;
+    const int64_t size = od[static_cast<size_t>(ok)];
+    op_linear += (size == 1 ? 0 : idx) * op_stride;
+    op_stride *= size;
+  }
+  return operand.Get(op_linear);
+}
+
 }  // namespace acl_test

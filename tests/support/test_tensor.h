@@ -89,6 +89,9 @@ class DeviceBuffer : public aclnn_cpu::DeviceMemory {
   explicit DeviceBuffer(uint64_t size) { EXPECT_EQ(Reserve(size), ACL_SUCCESS); }
 };
 
+/// Element of a broadcast operand that feeds view element @p linear of @p self_dims (numpy rules).
+double BroadcastGet(const TestTensor& operand, const std::vector<int64_t>& self_dims, int64_t linear);
+
 /// Fills the view of @p t with values drawn uniformly from [lo, hi) by a generator seeded with @p seed.
 void FillRandom(TestTensor& t, uint64_t seed, double lo, double hi);
 

@@ -14,6 +14,7 @@ namespace bce_test {
 
 // The operator-independent support (tests/support/test_tensor.h), named here so that the tests
 // of this operator use it unqualified.
+using acl_test::BroadcastGet;
 using acl_test::ContiguousOver;
 using acl_test::DeviceBuffer;
 using acl_test::FillConstant;
@@ -49,7 +50,5 @@ struct CheckResult {
 };
 CheckResult CheckAgainstReference(const Problem& p);
 
-/// Element of a broadcast operand that feeds view element @p linear of @p self_dims.
-double BroadcastGet(const TestTensor& operand, const std::vector<int64_t>& self_dims, int64_t linear);
 
 }  // namespace bce_test

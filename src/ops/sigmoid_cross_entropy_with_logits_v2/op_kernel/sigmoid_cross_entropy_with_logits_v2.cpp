@@ -1,0 +1,172 @@
+// The blocks of the loss launch: the elementwise stage through the shared block driver (the loss
+// to memory, or to a chunk buffer summed per chunk), and the combine stage of mean and sum.
+#include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "common/alignment.h"
+#include "common/dtype.h"
+#include "opdev/elementwise_block.h"
+
+namespace aclnn_cpu::bce_loss {
+namespace {
+
+/// Neumaier's compensated addition: sum + comp carries what plain addition would drop.
+struct CompensatedSum {
+  double sum = 0;
+  double comp = 0;
+  void Add(double v) {
+    const double t = sum + v;
+    comp += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
+    sum = t;
+  }
+  double Value() const { return sum + comp; }
+};
+
+uint64_t ComputeTypeSize(KernelDType dtype) { return dtype == KernelDType::kDouble ? 8 : 4; }
+
+/// Layout of an elementwise block's slice: [tile buffers][chunk buffer][chunk sums].
+struct SliceLayout {
+  uint64_t tile_bytes = 0;
+  uint64_t chunk_buffer_bytes = 0;
+  uint64_t chunk_sums_bytes = 0;
+};
+
+SliceLayout LayoutOf(const LossLaunch& launch) {
+  SliceLayout l;
+  const bool sums = launch.reduction != ReductionType::kNone;
+  const std::span<const GlobalOperand> operands(launch.operands, sums ? kInputCount : size_t{kOperandCount});
+  l.tile_bytes = BlockWorkspaceBytes(operands, launch.tiling.tileDataNum, launch.kernel_dtype);
+  if (sums) {
+    l.chunk_buffer_bytes = AlignUp(kSumChunkElems * ComputeTypeSize(launch.kernel_dtype));
+    const uint64_t max_block = std::max(launch.tiling.bigCoreDataNum, launch.tiling.smallCoreDataNum);
+    l.chunk_sums_bytes = AlignUp((max_block + kSumChunkElems - 1) / kSumChunkElems * sizeof(ChunkSum));
+  }
+  return l;
+}
+
+template <class T>
+void RunNone(const LossLaunch& launch, uint64_t block, char* slice) {
+  LossTileOperands io;
+  RunElementwiseBlock<LossTraits, T>(launch.tiling, launch.space, launch.operands, block, slice,
+                                     [&](const char* const* at, int64_t count) {
+                                       io.predict = at[kPredict];
+                                       io.target = at[kTarget];
+                                       io.weight = at[kWeight];
+                                       io.pos_weight = at[kPosWeight];
+                                       io.loss = const_cast<char*>(at[kLoss]);
+                                       launch.compute(io, static_cast<size_t>(count));
+                                     });
+}
+
+template <class T>
+void RunSums(const LossLaunch& launch, uint64_t block, char* slice) {
+  using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  const SliceLayout layout = LayoutOf(launch);
+  C* chunk = reinterpret_cast<C*>(slice + layout.tile_bytes);
+  ChunkSum* sums = reinterpret_cast<ChunkSum*>(slice + layout.tile_bytes + layout.chunk_buffer_bytes);
+  uint64_t filled = 0, done_chunks = 0;
+  const GlobalOperand(&inputs)[kInputCount] = reinterpret_cast<const GlobalOperand(&)[kInputCount]>(launch.operands);
+  LossTileOperands io;
+  // Element runs arrive in the iteration space's order and the block starts on a chunk boundary
+  // (Note [Deterministic reduction]): each run fills the chunk buffer from where it stands.
+  RunElementwiseBlock<SumTraits, T>(
+      launch.tiling, launch.space, inputs, block, slice, [&](const char* const* at, int64_t count) {
+        int64_t done = 0;
+        while (done < count) {
+          const int64_t take = std::min<int64_t>(count - done, static_cast<int64_t>(kSumChunkElems - filled));
+          const auto offset = [&](const char* p) { return p == nullptr ? nullptr : p + done * static_cast<int64_t>(sizeof(T)); };
+          // A constant input's buffer holds its value at every position of a tile, so an offset
+          // into it is the value too.
+          io.predict = offset(at[kPredict]);
+          io.target = offset(at[kTarget]);
+          io.weight = offset(at[kWeight]);
+          io.pos_weight = offset(at[kPosWeight]);
+          io.loss = chunk + filled;
+          launch.compute(io, static_cast<size_t>(take));
+          filled += static_cast<uint64_t>(take);
+          done += take;
+          if (filled == kSumChunkElems) {
+            sums[done_chunks++] = SumChunk(chunk, filled);
+            filled = 0;
+          }
+        }
+      });
+  if (filled != 0) sums[done_chunks++] = SumChunk(chunk, filled);
+}
+
+}  // namespace
+
+ChunkSum SumChunk(const float* losses, size_t n) {
+  // Four fp64 accumulators in a fixed interleave, joined in a fixed order: each fp32 loss is
+  // exact in fp64, and 1024 of them lose nothing fp32 could see.
+  double a[4] = {0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (size_t k = 0; k < 4; ++k) a[k] += static_cast<double>(losses[i + k]);
+  }
+  for (; i < n; ++i) a[0] += static_cast<double>(losses[i]);
+  return ChunkSum{(a[0] + a[1]) + (a[2] + a[3]), 0};
+}
+
+ChunkSum SumChunk(const double* losses, size_t n) {
+  CompensatedSum s;
+  for (size_t i = 0; i < n; ++i) s.Add(losses[i]);
+  return ChunkSum{s.sum, s.comp};
+}
+
+uint64_t ElementwiseBlockWorkspaceBytes(const LossLaunch& launch) {
+  const SliceLayout l = LayoutOf(launch);
+  return l.tile_bytes + l.chunk_buffer_bytes + l.chunk_sums_bytes;
+}
+
+uint64_t BlockChunkCount(const LossLaunch& launch, uint64_t block) {
+  if (launch.reduction == ReductionType::kNone || block >= launch.tiling.blockDim) return 0;
+  const uint64_t begin = std::min(BlockBegin(launch.tiling, block), launch.tiling.totalDataNum);
+  const uint64_t size = block < launch.tiling.tailBlockNum ? launch.tiling.bigCoreDataNum : launch.tiling.smallCoreDataNum;
+  const uint64_t end = std::min(begin + size, launch.tiling.totalDataNum);
+  return (end - begin + kSumChunkElems - 1) / kSumChunkElems;
+}
+
+void RunElementwiseStageBlock(const LossLaunch& launch, uint64_t block, char* slice) {
+  const auto run = [&](auto tag) {
+    using T = decltype(tag);
+    if (launch.reduction != ReductionType::kNone) {
+      RunSums<T>(launch, block, slice);
+    } else {
+      RunNone<T>(launch, block, slice);
+    }
+  };
+  switch (launch.kernel_dtype) {
+    case KernelDType::kFloat: run(float{}); break;
+    case KernelDType::kFloat16: run(Half{}); break;
+    case KernelDType::kBFloat16: run(BFloat16{}); break;
+    case KernelDType::kDouble: run(double{}); break;
+  }
+}
+
+void RunCombine(const LossLaunch& launch, const char* stage_workspace) {
+  const SliceLayout layout = LayoutOf(launch);
+  const uint64_t slice_bytes = ElementwiseBlockWorkspaceBytes(launch);
+  CompensatedSum total;
+  for (uint64_t b = 0; b < launch.tiling.blockDim; ++b) {
+    const auto* sums =
+        reinterpret_cast<const ChunkSum*>(stage_workspace + b * slice_bytes + layout.tile_bytes + layout.chunk_buffer_bytes);
+    const uint64_t chunks = BlockChunkCount(launch, b);
+    for (uint64_t c = 0; c < chunks; ++c) {
+      total.Add(sums[c].hi);
+      total.Add(sums[c].lo);
+    }
+  }
+  double value = total.Value();
+  if (launch.reduction == ReductionType::kMean) {
+    value = launch.total_elems == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                    : value / static_cast<double>(launch.total_elems);
+  }
+  StoreFromDouble(launch.result, launch.result_dtype, 0, value);
+}
+
+}  // namespace aclnn_cpu::bce_loss

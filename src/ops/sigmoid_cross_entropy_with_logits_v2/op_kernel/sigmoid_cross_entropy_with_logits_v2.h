@@ -1,0 +1,117 @@
+// The kernel of SigmoidCrossEntropyWithLogitsV2 (the loss) on the CPU: a tile compute per
+// (dtype, weight, pos_weight, output kind) and the blocks of the launch's two stages: the
+// elementwise stage through the shared block driver, and for mean and sum the combine of the
+// per-chunk partial sums (Note [Deterministic reduction]).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "opdev/elementwise_plan.h"
+#include "opdev/elementwise_tiling.h"
+#include "opdev/kernel_dtype.h"
+#include "opdev/reduction.h"
+#include "opdev/strided_iter.h"
+
+namespace aclnn_cpu::bce_loss {
+
+// Note [Names]
+// The ACLNN API keeps CANN's parameter names; the IR operator, the tiling and the kernel keep the
+// NPU original's. One operand, by layer:
+//   ACLNN parameter      IR / kernel (OperandIndex)   formula
+//   self                 predict (kPredict)           x
+//   target               target (kTarget)             y
+//   weightOptional       weight (kWeight)             w
+//   posWeightOptional    pos_weight (kPosWeight)      pw
+//   out                  loss (kLoss)                 loss
+enum OperandIndex : int { kPredict = 0, kTarget, kWeight, kPosWeight, kLoss, kOperandCount };
+inline constexpr size_t kInputCount = kLoss;
+
+/// reduction none: four inputs and the loss, elementwise.
+struct LossTraits {
+  static constexpr size_t kOperands = kOperandCount;
+  static constexpr bool IsOutput(size_t o) { return o == kLoss; }
+  static constexpr bool ReadsConstantOnce(size_t) { return false; }
+};
+/// mean and sum: the four inputs only; the losses go to a chunk buffer, not to memory.
+struct SumTraits {
+  static constexpr size_t kOperands = kInputCount;
+  static constexpr bool IsOutput(size_t) { return false; }
+  static constexpr bool ReadsConstantOnce(size_t) { return false; }
+};
+
+// Note [Deterministic reduction]
+// mean and sum are computed in the same launch as the losses: stage 1's blocks compute the
+// losses of their elements in the compute type and sum each chunk of kSumChunkElems consecutive
+// elements (of the iteration space's order) in a fixed order, in fp64 (fp32 losses) or
+// compensated fp64 (fp64 losses); stage 2, one block, adds the chunk sums in chunk order with
+// compensation, divides by N for mean and rounds once to out's dtype. Chunk boundaries are fixed
+// multiples of kSumChunkElems: the tiling aligns blocks and tiles to whole chunks (its alignment
+// unit is one chunk), so no chunk is split between blocks and nothing depends on the thread count
+// or the core count; a chunk's elements reach its buffer in order however tiles and row runs cut
+// them. So the result is bitwise the same for any thread count and any run, and the fp64 sum of
+// fp32 losses is exact to far below fp32's rounding (1 ULP of the correctly rounded mean).
+inline constexpr uint64_t kSumChunkElems = 1024;
+
+/// One tile's operands, contiguous, in the kernel dtype T; loss is T (none) or the compute type
+/// (mean and sum: losses for the chunk buffer). weight and pos_weight are read only when present.
+struct LossTileOperands {
+  const void* predict = nullptr;
+  const void* target = nullptr;
+  const void* weight = nullptr;
+  const void* pos_weight = nullptr;
+  void* loss = nullptr;
+};
+/// Computes @p count elements (any count >= 0); each loss depends only on its element's inputs.
+using LossTileFn = void (*)(const LossTileOperands& io, size_t count);
+
+/// Index of the tile compute: dtype, weight, pos_weight, and whether the loss is written in the
+/// compute type (for the sums) rather than the storage type.
+constexpr uint32_t MakeLossKernelKey(KernelDType dtype, bool has_weight, bool has_pos_weight, bool to_compute) {
+  return static_cast<uint32_t>(dtype) * 8 + (has_weight ? 4 : 0) + (has_pos_weight ? 2 : 0) + (to_compute ? 1 : 0);
+}
+inline constexpr uint32_t kLossKernelKeyCount = kKernelDTypeCount * 8;
+
+struct LossKernelTable {
+  LossTileFn compute[kLossKernelKeyCount];
+  const char* target_name;
+};
+/// The tile computes of the best SIMD target of this CPU.
+const LossKernelTable& ChosenLossKernelTable();
+
+/// A chunk's sum as an unevaluated pair hi + lo (lo is 0 for fp32 losses).
+struct ChunkSum {
+  double hi = 0;
+  double lo = 0;
+};
+/// The sums of @p n losses in a fixed order: fp64 for float, compensated (Neumaier) for double.
+ChunkSum SumChunk(const float* losses, size_t n);
+ChunkSum SumChunk(const double* losses, size_t n);
+
+/// Everything the blocks of a launch need.
+struct LossLaunch {
+  ElementwiseTilingData tiling;
+  KernelDType kernel_dtype = KernelDType::kFloat;
+  ReductionType reduction = ReductionType::kNone;
+  LossTileFn compute = nullptr;
+  IterSpace space;
+  GlobalOperand operands[kOperandCount];  ///< the loss operand is used by reduction none only
+  uint64_t total_elems = 0;               ///< N, for mean
+  /// mean and sum: where the one result goes (out's first element and dtype).
+  void* result = nullptr;
+  aclDataType result_dtype = ACL_FLOAT;
+};
+
+/// Workspace bytes of one elementwise block: tile buffers, and for mean and sum the chunk buffer
+/// and the block's chunk sums.
+uint64_t ElementwiseBlockWorkspaceBytes(const LossLaunch& launch);
+/// Chunks of block @p block (0 for reduction none).
+uint64_t BlockChunkCount(const LossLaunch& launch, uint64_t block);
+
+/// Runs elementwise block @p block with its workspace slice @p block_workspace.
+void RunElementwiseStageBlock(const LossLaunch& launch, uint64_t block, char* block_workspace);
+/// Stage 2 of mean and sum: adds every elementwise block's chunk sums in order (block b's slice
+/// is @p stage_workspace + b * ElementwiseBlockWorkspaceBytes) and writes the result.
+void RunCombine(const LossLaunch& launch, const char* stage_workspace);
+
+}  // namespace aclnn_cpu::bce_loss
