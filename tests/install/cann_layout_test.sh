@@ -9,8 +9,8 @@
 #    the sample's include written both as "aclnnop/x.h" and as "x.h".
 set -euo pipefail
 build_dir=$1 source_dir=$2 work=$3
-sample=test_aclnn_sigmoid_cross_entropy_with_logits_grad_v2.cpp
-header=aclnn_binary_cross_entropy_with_logits_backward.h
+samples=(test_aclnn_sigmoid_cross_entropy_with_logits_grad_v2.cpp test_aclnn_binary_cross_entropy_with_logits.cpp)
+headers=(aclnn_binary_cross_entropy_with_logits_backward.h aclnn_binary_cross_entropy_with_logits.h)
 
 rm -rf "$work"
 mkdir -p "$work"
@@ -21,7 +21,7 @@ cmake --install "$build_dir" --prefix "$prefix" > "$work/install.log"
 for name in ascendcl acl_rt nnopbase opapi opapi_nn opapi_math cust_opapi; do
   [ -e "$prefix/lib64/lib$name.so" ] || { echo "missing lib64/lib$name.so"; exit 1; }
 done
-for f in set_env.sh include/acl/acl.h include/aclnn/acl_meta.h "include/aclnnop/$header"; do
+for f in set_env.sh include/acl/acl.h include/aclnn/acl_meta.h "${headers[@]/#/include/aclnnop/}"; do
   [ -e "$prefix/$f" ] || { echo "missing $f"; exit 1; }
 done
 
@@ -32,32 +32,36 @@ export LD_LIBRARY_PATH=""
 source "$prefix/set_env.sh"
 [ "$ASCEND_HOME_PATH" = "$(cd "$prefix" && pwd)" ] || { echo "set_env.sh: ASCEND_HOME_PATH=$ASCEND_HOME_PATH"; exit 1; }
 
-echo "== the guide's CMakeLists and commands"
-guide="$work/guide"
+for k in 0 1; do
+sample=${samples[$k]} header=${headers[$k]}
+echo "== $sample: the guide's CMakeLists (the source file named) and commands"
+guide="$work/guide_$k"
 mkdir -p "$guide"
-cp "$source_dir/tests/install/cann_guide/CMakeLists.txt" "$guide/"
+sed "s|test_aclnn_sigmoid_cross_entropy_with_logits_grad_v2.cpp|$sample|" \
+  "$source_dir/tests/install/cann_guide/CMakeLists.txt" > "$guide/CMakeLists.txt"
 cp "$source_dir/examples/$sample" "$guide/"
 (cd "$guide" && mkdir -p build && cd build &&
   cmake ../ -DCMAKE_CXX_COMPILER=g++ -DCMAKE_SKIP_RPATH=TRUE > cmake.log && make > make.log &&
   cd bin && ./opapi_test)
 
-echo "== ops-nn build.sh --run_example, built-in operators"
+echo "== $sample: ops-nn build.sh --run_example, built-in operators"
 INCLUDE_PATH="${ASCEND_HOME_PATH}/include"
 ACLNN_INCLUDE_PATH="${INCLUDE_PATH}/aclnn"
 EAGER_LIBRARY_OPP_PATH="${ASCEND_OPP_PATH}/lib64"
 EAGER_LIBRARY_PATH="${ASCEND_HOME_PATH}/lib64"
-run="$work/run_example"
+run="$work/run_example_$k"
 mkdir -p "$run"
 cp "$source_dir/examples/$sample" "$run/$sample"
 sed "s|#include \"aclnnop/$header\"|#include \"$header\"|" "$source_dir/examples/$sample" > "$run/flat_$sample"
 grep -q "#include \"$header\"" "$run/flat_$sample" || { echo "the flat include was not written"; exit 1; }
-cd "$run"
+(cd "$run" &&
 for file in "$sample" "flat_$sample"; do
   g++ ${file} -I ${INCLUDE_PATH} -I ${INCLUDE_PATH}/aclnnop -I ${ACLNN_INCLUDE_PATH} -L ${EAGER_LIBRARY_OPP_PATH} -L ${EAGER_LIBRARY_PATH} -lopapi_nn -lopapi_math -lascendcl -lnnopbase -o test_aclnn_example
   ./test_aclnn_example
 done
 
-echo "== ops-nn build.sh --run_example, a custom vendor package (libcust_opapi, libacl_rt)"
+echo "== $sample: ops-nn build.sh --run_example, a custom vendor package (libcust_opapi, libacl_rt)"
 g++ "flat_$sample" -I ${INCLUDE_PATH} -I ${INCLUDE_PATH}/aclnnop -L ${EAGER_LIBRARY_PATH} -lcust_opapi -lopapi_math -lacl_rt -lnnopbase -o test_aclnn_cust
-./test_aclnn_cust
+./test_aclnn_cust)
+done
 echo "cann layout: all samples passed"

@@ -57,5 +57,6 @@ message(STATUS "find_package(AclnnBce) found ${package_dir}")
 
 run_step("build examples" ${CMAKE_COMMAND} --build ${EXAMPLES_BINARY_DIR} ${config_args})
 
-# 4. The CANN sample exits non-zero unless every output equals the seed's value.
-run_step("run the sample" ${EXAMPLES_BINARY_DIR}/test_aclnn_sigmoid_cross_entropy_with_logits_grad_v2)
+# 4. The CANN samples exit non-zero unless their results are the expected ones.
+run_step("run the gradient sample" ${EXAMPLES_BINARY_DIR}/test_aclnn_sigmoid_cross_entropy_with_logits_grad_v2)
+run_step("run the loss sample" ${EXAMPLES_BINARY_DIR}/test_aclnn_binary_cross_entropy_with_logits)
