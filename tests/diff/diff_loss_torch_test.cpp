@@ -1,0 +1,182 @@
+// Differential tests: aclnnBinaryCrossEntropyWithLogits (the loss) against PyTorch.
+//
+// The oracle is libtorch's float64 torch::binary_cross_entropy_with_logits, fed the very values
+// the operator reads (each input rounded once to its dtype, then widened exactly). PyTorch's
+// form, (1 - y) x + (1 + (pw - 1) y) softplus(-x), cancels where the terms are large and the loss
+// small, and it takes log(1 + u) where log1p(u) is needed, so its float64 result carries an error
+// of its own (TorchError): an element (or a mean, a sum) passes
+// when |ours - torch| is within our bound (Note [Loss error bound], against the exact terms)
+// plus that float64 error (8 eps64 times the magnitudes of PyTorch's terms).
+//
+//   ctest --preset release -L torch
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "common/dtype.h"
+#include "common/two_phase_call.h"
+#include "dims.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
+#include "test_tensor.h"
+
+namespace {
+
+using acl_test::BroadcastGet;
+using acl_test::DimsText;
+using acl_test::TestTensor;
+using aclnn_cpu::bce_loss::ComputeLossReferenceTerms;
+using aclnn_cpu::bce_loss::LossErrorBound;
+using aclnn_cpu::bce_loss::LossReferenceTerms;
+
+torch::Tensor ToTorch(const TestTensor& t) {
+  std::vector<double> values(static_cast<size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) values[static_cast<size_t>(i)] = t.Get(i);
+  return torch::tensor(values, torch::kFloat64).reshape(t.dims());
+}
+
+/// |error| of PyTorch's float64 form at one element: its terms' magnitudes times 8 eps64, plus
+/// the absolute error of its log(exp(-m) + exp(-x - m)): a log of 1 + u, not log1p(u), so for
+/// large |x| it is off by about eps64 however small the loss (x = 22, y = 1: 5e-7 relative).
+double TorchError(double x, double y, double w, double pw) {
+  const double softplus_neg = std::max(-x, 0.0) + std::log1p(std::exp(-std::fabs(x)));
+  const double factor = std::fabs(1 + (pw - 1) * y);
+  return (8 * 0x1p-52 * (std::fabs((1 - y) * x) + factor * softplus_neg) + 2 * 0x1p-52 * factor) * std::fabs(w) +
+         0x1p-1074;
+}
+
+/// Whether @p got is what @p dtype makes of a value within @p bound of @p value: a finite value
+/// within the bound, or an infinity where the value's rounding to the dtype overflows.
+bool Matches(double got, double value, double bound, aclDataType dtype) {
+  if (std::fabs(got - value) <= bound) return true;
+  // Half an ULP above the largest finite value rounds to infinity.
+  const double overflow = dtype == ACL_FLOAT16 ? 65520.0 : dtype == ACL_BF16 ? 0x1.ffp127 : dtype == ACL_FLOAT ? 0x1.ffffffp127 : INFINITY;
+  return std::isinf(got) && std::signbit(got) == std::signbit(value) && std::fabs(value) + bound >= overflow;
+}
+
+struct Case {
+  std::vector<int64_t> dims, weight_dims, pos_weight_dims;
+  bool weight = false, pos_weight = false;
+  aclDataType self_dtype = ACL_FLOAT, target_dtype = ACL_FLOAT, weight_dtype = ACL_FLOAT;
+  int64_t reduction = 0;
+};
+
+/// A shape broadcastable to @p dims: a suffix of it with some dims set to 1.
+std::vector<int64_t> BroadcastShape(std::mt19937_64& rng, const std::vector<int64_t>& dims) {
+  const size_t keep = dims.empty() ? 0 : rng() % (dims.size() + 1);
+  std::vector<int64_t> shape(dims.end() - static_cast<std::ptrdiff_t>(keep), dims.end());
+  for (int64_t& d : shape) {
+    if (rng() % 3 == 0) d = 1;
+  }
+  return shape;
+}
+
+int64_t RunCase(const Case& c, uint64_t seed, double* worst_ratio) {
+  std::mt19937_64 rng(seed);
+  TestTensor x(c.dims, c.self_dtype), y(c.dims, c.target_dtype);
+  std::optional<TestTensor> w, pw;
+  if (c.weight) w.emplace(c.weight_dims, c.weight_dtype);
+  if (c.pos_weight) pw.emplace(c.pos_weight_dims, c.weight_dtype);
+  std::uniform_real_distribution<double> logit(-25, 25), label(0, 1), weight(0, 3);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    x.Set(i, rng() % 16 == 0 ? logit(rng) * 1e3 : logit(rng));
+    y.Set(i, rng() % 4 == 0 ? static_cast<double>(rng() % 2) : label(rng));
+  }
+  if (w) for (int64_t i = 0; i < w->numel(); ++i) w->Set(i, weight(rng));
+  if (pw) for (int64_t i = 0; i < pw->numel(); ++i) pw->Set(i, weight(rng));
+  const std::vector<int64_t> out_dims = c.reduction == 0 ? c.dims : std::vector<int64_t>{};
+  TestTensor out(out_dims, c.target_dtype);
+
+  aclnn_cpu::DeviceMemory workspace;
+  const auto r = aclnn_cpu::CallTwoPhase(
+      [&](uint64_t* ws, aclOpExecutor** e) {
+        return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(x.get(), y.get(), w ? w->get() : nullptr,
+                                                                 pw ? pw->get() : nullptr, c.reduction, out.get(), ws, e);
+      },
+      aclnnBinaryCrossEntropyWithLogits, nullptr, workspace);
+  EXPECT_EQ(r.status, ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  if (r.status != ACLNN_SUCCESS) return 1;
+
+  c10::optional<torch::Tensor> tw, tpw;
+  if (w) tw = ToTorch(*w);
+  if (pw) tpw = ToTorch(*pw);
+  const int64_t torch_reduction = c.reduction == 0 ? at::Reduction::None : c.reduction == 1 ? at::Reduction::Mean : at::Reduction::Sum;
+  const torch::Tensor expected =
+      torch::binary_cross_entropy_with_logits(ToTorch(x), ToTorch(y), tw, tpw, torch_reduction).contiguous();
+  const double* e = expected.data_ptr<double>();
+
+  const aclDataType compute =
+      (c.self_dtype == ACL_DOUBLE || c.target_dtype == ACL_DOUBLE || ((c.weight || c.pos_weight) && c.weight_dtype == ACL_DOUBLE))
+          ? ACL_DOUBLE : ACL_FLOAT;
+  int64_t bad = 0;
+  double bound_sum = 0, torch_sum = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const double wi = w ? BroadcastGet(*w, c.dims, i) : 1.0, pwi = pw ? BroadcastGet(*pw, c.dims, i) : 1.0;
+    const LossReferenceTerms t = ComputeLossReferenceTerms(x.Get(i), y.Get(i), w ? std::optional<double>(wi) : std::nullopt,
+                                                           pw ? std::optional<double>(pwi) : std::nullopt);
+    const double ours_bound = LossErrorBound(t, compute, c.reduction == 0 ? c.target_dtype : ACL_DOUBLE);
+    const double torch_error = TorchError(x.Get(i), y.Get(i), wi, pwi);
+    bound_sum += ours_bound;
+    torch_sum += torch_error;
+    if (c.reduction != 0) continue;
+    const double diff = std::fabs(out.Get(i) - e[i]);
+    const double bound = ours_bound + torch_error;
+    if (bound > 0 && std::isfinite(diff)) *worst_ratio = std::max(*worst_ratio, diff / bound);
+    if (!Matches(out.Get(i), e[i], bound, c.target_dtype) && bad++ < 5) {
+      ADD_FAILURE() << "element " << i << " of " << DimsText(c.dims) << ": ours " << out.Get(i) << ", torch " << e[i]
+                    << " (x=" << x.Get(i) << " y=" << y.Get(i) << "), bound " << bound;
+    }
+  }
+  if (c.reduction != 0) {
+    const double n = static_cast<double>(x.numel());
+    const double scale = c.reduction == 1 ? 1 / n : 1;
+    const double value = e[0];
+    const double eps_out = c.target_dtype == ACL_DOUBLE ? 0x1p-53 : c.target_dtype == ACL_FLOAT ? 0x1p-24
+                           : c.target_dtype == ACL_FLOAT16 ? 0x1p-11 : 0x1p-8;
+    // Accumulation: fp64 over the losses (n eps64 relative at most), then one rounding to out.
+    const double bound = (bound_sum + torch_sum) * scale + (n * 0x1p-52 + eps_out) * std::fabs(value) + 0x1p-1074;
+    const double diff = std::fabs(out.Get(0) - value);
+    if (bound > 0 && std::isfinite(diff)) *worst_ratio = std::max(*worst_ratio, diff / bound);
+    if (!Matches(out.Get(0), value, bound, c.target_dtype)) {
+      ++bad;
+      ADD_FAILURE() << (c.reduction == 1 ? "mean" : "sum") << " of " << DimsText(c.dims) << ": ours " << out.Get(0)
+                    << ", torch " << value << ", bound " << bound;
+    }
+  }
+  return bad;
+}
+
+TEST(DiffLossTorch, RandomShapesDTypesBroadcastsAndReductionsAgreeWithPyTorchFloat64) {
+  const aclDataType dtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE};
+  std::mt19937_64 rng(2026);
+  double worst = 0;
+  int64_t cases = 0, bad = 0;
+  for (int round = 0; round < 240; ++round) {
+    Case c;
+    const size_t rank = rng() % 5;
+    for (size_t k = 0; k < rank; ++k) c.dims.push_back(1 + static_cast<int64_t>(rng() % (k == rank - 1 ? 300 : 9)));
+    c.self_dtype = dtypes[rng() % 4];
+    c.target_dtype = dtypes[rng() % 4];
+    c.weight_dtype = dtypes[rng() % 4];
+    c.weight = rng() % 2 == 0;
+    c.pos_weight = rng() % 2 == 0;
+    c.weight_dims = BroadcastShape(rng, c.dims);
+    c.pos_weight_dims = BroadcastShape(rng, c.dims);
+    c.reduction = static_cast<int64_t>(rng() % 3);
+    SCOPED_TRACE(::testing::Message() << "round " << round << " dims " << DimsText(c.dims) << " dtypes "
+                                      << aclnn_cpu::DTypeShortName(c.self_dtype) << "/"
+                                      << aclnn_cpu::DTypeShortName(c.target_dtype) << " reduction " << c.reduction);
+    bad += RunCase(c, 1000 + static_cast<uint64_t>(round), &worst);
+    ++cases;
+  }
+  EXPECT_EQ(bad, 0);
+  std::printf("[ diff     ] %lld loss cases against PyTorch float64: worst error %.3f of its bound\n",
+              static_cast<long long>(cases), worst);
+}
+
+}  // namespace
