@@ -26,6 +26,22 @@ size_t DTypeSize(aclDataType dtype);
 const char* DTypeName(aclDataType dtype);
 /// The floating types the operators accept, in the order tools list them.
 inline constexpr aclDataType kFloatDTypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE};
+
+/// How a float dtype rounds, for error bounds: the unit roundoff (the largest relative error of
+/// one rounding to nearest, 2^-precision) and the smallest subnormal (the absolute step below the
+/// normals). FLOAT for any other dtype.
+struct FloatRounding {
+  double unit_roundoff;
+  double smallest_subnormal;
+};
+inline constexpr FloatRounding RoundingOf(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT16: return {0x1p-11, 0x1p-24};
+    case ACL_BF16: return {0x1p-8, 0x1p-133};
+    case ACL_DOUBLE: return {0x1p-53, 0x1p-1074};
+    default: return {0x1p-24, 0x1p-149};
+  }
+}
 /// "fp32", "fp16", "bf16", "fp64" (the CLI's and the benchmark's names), "?" for other types.
 const char* DTypeShortName(aclDataType dtype);
 /// "ND", "NCHW", "FRACTAL_Z_3D", ... (acl_base.h's names without ACL_FORMAT_) for messages;

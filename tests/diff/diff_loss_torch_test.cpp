@@ -136,8 +136,7 @@ int64_t RunCase(const Case& c, uint64_t seed, double* worst_ratio) {
     const double n = static_cast<double>(x.numel());
     const double scale = c.reduction == 1 ? 1 / n : 1;
     const double value = e[0];
-    const double eps_out = c.target_dtype == ACL_DOUBLE ? 0x1p-53 : c.target_dtype == ACL_FLOAT ? 0x1p-24
-                           : c.target_dtype == ACL_FLOAT16 ? 0x1p-11 : 0x1p-8;
+    const double eps_out = aclnn_cpu::RoundingOf(c.target_dtype).unit_roundoff;
     // Accumulation: fp64 over the losses (n eps64 relative at most), then one rounding to out.
     const double bound = (bound_sum + torch_sum) * scale + (n * 0x1p-52 + eps_out) * std::fabs(value) + 0x1p-1074;
     const double diff = std::fabs(out.Get(0) - value);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
 #include "common/dtype.h"
 #include "common/error.h"
@@ -79,37 +80,63 @@ void DeviceTensor::Download() {
   Check(aclrtMemcpy(host_.data(), host_.size(), device_, host_.size(), ACL_MEMCPY_DEVICE_TO_HOST), "aclrtMemcpy");
 }
 
-BackwardTiming RunBackward(const BackwardCall& call, aclrtStream stream) {
-  BackwardTiming timing;
+namespace {
+
+/// Both phases of one call on @p stream, each timed from inside its own step (so the workspace
+/// allocation between them is in neither; the second phase's time includes the synchronize).
+/// A failure throws with the name of the failed function.
+template <class FirstPhase, class SecondPhase>
+CallTiming TimeTwoPhase(FirstPhase first_phase, SecondPhase second_phase, const char* first_name,
+                            const char* second_name, aclrtStream stream) {
+  CallTiming timing;
   aclnn_cpu::DeviceMemory workspace;
-  // Each phase is timed from inside its own step, so the workspace allocation between them is
-  // in neither; the second phase's time includes the synchronize.
   std::chrono::steady_clock::time_point second_start;
   const aclnn_cpu::TwoPhaseResult r = aclnn_cpu::CallTwoPhase(
       [&](uint64_t* workspace_size, aclOpExecutor** executor) {
         const auto start = std::chrono::steady_clock::now();
-        const aclnnStatus s = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
-            call.grad_output->get(), call.self->get(), call.target->get(),
-            call.weight != nullptr ? call.weight->get() : nullptr,
-            call.pos_weight != nullptr ? call.pos_weight->get() : nullptr, call.reduction, call.out->get(),
-            workspace_size, executor);
+        const aclnnStatus s = first_phase(workspace_size, executor);
         timing.first_phase_ms = MillisecondsSince(start);
         timing.workspace_bytes = *workspace_size;
         return s;
       },
       [&](void* workspace_data, uint64_t workspace_size, aclOpExecutor* executor, aclrtStream on) {
         second_start = std::chrono::steady_clock::now();
-        return aclnnBinaryCrossEntropyWithLogitsBackward(workspace_data, workspace_size, executor, on);
+        return second_phase(workspace_data, workspace_size, executor, on);
       },
       stream, workspace);
   if (!r.ok()) {
     const std::string step = r.failed_step;
-    Check(r.status, step == "first phase"    ? "aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize"
-                    : step == "second phase" ? "aclnnBinaryCrossEntropyWithLogitsBackward"
-                                             : r.failed_step);
+    Check(r.status, step == "first phase" ? first_name : step == "second phase" ? second_name : r.failed_step);
   }
   timing.second_phase_ms = MillisecondsSince(second_start);
   return timing;
+}
+
+}  // namespace
+
+CallTiming RunBackward(const BackwardCall& call, aclrtStream stream) {
+  return TimeTwoPhase(
+      [&](uint64_t* workspace_size, aclOpExecutor** executor) {
+        return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
+            call.grad_output->get(), call.self->get(), call.target->get(),
+            call.weight != nullptr ? call.weight->get() : nullptr,
+            call.pos_weight != nullptr ? call.pos_weight->get() : nullptr, call.reduction, call.out->get(),
+            workspace_size, executor);
+      },
+      aclnnBinaryCrossEntropyWithLogitsBackward, "aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize",
+      "aclnnBinaryCrossEntropyWithLogitsBackward", stream);
+}
+
+CallTiming RunForward(const ForwardCall& call, aclrtStream stream) {
+  return TimeTwoPhase(
+      [&](uint64_t* workspace_size, aclOpExecutor** executor) {
+        return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(
+            call.self->get(), call.target->get(), call.weight != nullptr ? call.weight->get() : nullptr,
+            call.pos_weight != nullptr ? call.pos_weight->get() : nullptr, call.reduction, call.out->get(),
+            workspace_size, executor);
+      },
+      aclnnBinaryCrossEntropyWithLogits, "aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize",
+      "aclnnBinaryCrossEntropyWithLogits", stream);
 }
 
 }  // namespace aclnn_bce_cli

@@ -81,13 +81,26 @@ struct BackwardCall {
 };
 
 /// What one call cost.
-struct BackwardTiming {
+struct CallTiming {
   uint64_t workspace_bytes = 0;
   double first_phase_ms = 0;   ///< GetWorkspaceSize: checks, promotion, tiling, executor
   double second_phase_ms = 0;  ///< the launch and aclrtSynchronizeStream
 };
 
 /// Both phases on @p stream, the workspace from aclrtMalloc, synchronised. out stays on the device.
-BackwardTiming RunBackward(const BackwardCall& call, aclrtStream stream);
+CallTiming RunBackward(const BackwardCall& call, aclrtStream stream);
+
+/// The operands of one aclnnBinaryCrossEntropyWithLogits call (the loss).
+struct ForwardCall {
+  const DeviceTensor* self = nullptr;
+  const DeviceTensor* target = nullptr;
+  const DeviceTensor* weight = nullptr;
+  const DeviceTensor* pos_weight = nullptr;
+  int64_t reduction = 1;
+  DeviceTensor* out = nullptr;
+};
+
+/// Both phases of the loss, as RunBackward.
+CallTiming RunForward(const ForwardCall& call, aclrtStream stream);
 
 }  // namespace aclnn_bce_cli

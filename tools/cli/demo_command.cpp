@@ -49,7 +49,7 @@ int RunDemo() {
               kPredict, kTarget, kGradOutput, kWeight, kPosWeight, static_cast<long long>(kSide),
               static_cast<long long>(kSide));
   const BackwardCall call{&grad_output, &predict, &target, &weight, &pos_weight, kReductionMean, &out};
-  const BackwardTiming timing = RunBackward(call, session.stream());
+  const CallTiming timing = RunBackward(call, session.stream());
   out.Download();
 
   std::printf("out[0..%lld]:", static_cast<long long>(kPrinted - 1));

@@ -18,6 +18,7 @@
 #include "memory_budget.h"
 #include "platform/platform_info.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
 
 namespace aclnn_bce_cli {
 
@@ -28,6 +29,7 @@ using aclnn_cpu::bce_grad::ReferenceTerms;
 namespace {
 
 struct RunOptions {
+  std::string op = "backward";
   std::string shape = "4096x1024";
   std::string dtype = "fp32";
   std::string reduction = "mean";
@@ -168,6 +170,48 @@ int64_t CheckAgainstReference(const Operands& o, int64_t reduction) {
   return mismatches;
 }
 
+/// The loss (--op forward) against its reference: every element for none, the exact mean or sum
+/// of the per-element references for mean and sum; returns the mismatches.
+int64_t CheckLossAgainstReference(const Operands& o, int64_t reduction) {
+  const int64_t n = o.self.numel();
+  const int64_t row_len = o.self.dims().empty() ? 1 : o.self.dims().back();
+  const aclDataType compute = o.out.dtype() == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
+  int64_t mismatches = 0;
+  double worst_ratio = 0;
+  long double total = 0, total_bound = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const aclnn_cpu::bce_loss::LossReferenceTerms ref = aclnn_cpu::bce_loss::ComputeLossReferenceTerms(
+        o.self.Get(i), o.target.Get(i), o.weight.At(i, row_len), o.pos_weight.At(i, row_len));
+    const double bound = aclnn_cpu::bce_loss::LossErrorBound(ref, compute, reduction == 0 ? o.out.dtype() : ACL_DOUBLE);
+    total += ref.loss;
+    total_bound += bound;
+    if (reduction != 0) continue;
+    const double error = std::fabs(o.out.Get(i) - ref.loss);
+    if (!(error <= bound)) {
+      if (mismatches < kMismatchesShown) {
+        std::printf("  mismatch at %lld: got %.9g, reference %.9g, error %.3g > bound %.3g\n",
+                    static_cast<long long>(i), o.out.Get(i), ref.loss, error, bound);
+      }
+      ++mismatches;
+    }
+    if (std::isfinite(error) && bound > 0) worst_ratio = std::max(worst_ratio, error / bound);
+  }
+  if (reduction != 0) {
+    const long double scale = reduction == 1 ? 1.0L / static_cast<long double>(n) : 1.0L;
+    const double expected = static_cast<double>(total * scale);
+    const double eps_out = aclnn_cpu::RoundingOf(o.out.dtype()).unit_roundoff;
+    const double bound = static_cast<double>(total_bound * scale) + (static_cast<double>(n) * 0x1p-52 + eps_out) * std::fabs(expected);
+    const double error = std::fabs(o.out.Get(0) - expected);
+    if (!(error <= bound)) {
+      std::printf("  mismatch: got %.9g, reference %.9g, error %.3g > bound %.3g\n", o.out.Get(0), expected, error, bound);
+      ++mismatches;
+    }
+    if (bound > 0) worst_ratio = error / bound;
+  }
+  std::printf("check: %lld mismatches; max error/bound %.3f\n", static_cast<long long>(mismatches), worst_ratio);
+  return mismatches;
+}
+
 int RunOnce(const RunOptions& options) {
   if (options.threads > 0 && aclnnCpuSetNumThreads(options.threads) != ACL_SUCCESS) {
     throw AclFailure("aclnnCpuSetNumThreads", ACL_ERROR_INVALID_PARAM);
@@ -177,24 +221,30 @@ int RunOnce(const RunOptions& options) {
   const int64_t reduction = ReductionChoices().at(options.reduction);
   RefuseWhatCannotFit(options, dims, dtype);
 
+  const bool forward = options.op == "forward";
   AclSession session;
   std::mt19937_64 rng(options.seed);
-  DeviceTensor self(dims, dtype), target(dims, dtype), out(dims, dtype);
+  // The loss with mean or sum writes one element; everything else is self's shape.
+  const std::vector<int64_t> out_dims = forward && reduction != 0 ? std::vector<int64_t>{} : dims;
+  DeviceTensor self(dims, dtype), target(dims, dtype), out(out_dims, dtype);
   FillUniform(self, kLogits, rng);
   FillUniform(target, kTargets, rng);
   const BroadcastOperand grad_output(options.grad_output, dims, dtype, kGradOutputs, rng);
   const BroadcastOperand weight(options.weight, dims, dtype, kWeights, rng);
   const BroadcastOperand pos_weight(options.pos_weight, dims, dtype, kPosWeights, rng);
 
-  std::printf("self %s %s (%s, format %s), gradOutput %s, weight %s, posWeight %s, reduction %s, seed %llu\n",
+  std::printf("%s: self %s %s (%s, format %s), gradOutput %s, weight %s, posWeight %s, reduction %s, seed %llu\n",
+              forward ? "aclnnBinaryCrossEntropyWithLogits" : "aclnnBinaryCrossEntropyWithLogitsBackward",
               ShapeText(dims).c_str(), options.dtype.c_str(), aclnn_cpu::DTypeName(dtype),
-              aclnn_cpu::FormatName(DeviceTensor::kFormat), grad_output.Describe().c_str(),
+              aclnn_cpu::FormatName(DeviceTensor::kFormat), forward ? "n/a" : grad_output.Describe().c_str(),
               weight.Describe().c_str(), pos_weight.Describe().c_str(), options.reduction.c_str(),
               static_cast<unsigned long long>(options.seed));
   std::printf("CPU device: SIMD target %s, %d threads\n", aclnnCpuSimdTargetName(), aclnnCpuGetNumThreads());
 
-  const BackwardCall call{grad_output.get(), &self, &target, weight.get(), pos_weight.get(), reduction, &out};
-  const BackwardTiming timing = RunBackward(call, session.stream());
+  const CallTiming timing =
+      forward ? RunForward(ForwardCall{&self, &target, weight.get(), pos_weight.get(), reduction, &out}, session.stream())
+              : RunBackward(BackwardCall{grad_output.get(), &self, &target, weight.get(), pos_weight.get(), reduction, &out},
+                            session.stream());
   out.Download();
   std::printf("first phase %.3f ms, second phase + synchronize %.3f ms, workspace %llu bytes\n",
               timing.first_phase_ms, timing.second_phase_ms, static_cast<unsigned long long>(timing.workspace_bytes));
@@ -205,7 +255,9 @@ int RunOnce(const RunOptions& options) {
 
   if (!options.check) return kExitSuccess;
   const Operands operands{self, target, grad_output, weight, pos_weight, out};
-  return CheckAgainstReference(operands, reduction) == 0 ? kExitSuccess : kExitCheckFailed;
+  const int64_t mismatches =
+      forward ? CheckLossAgainstReference(operands, reduction) : CheckAgainstReference(operands, reduction);
+  return mismatches == 0 ? kExitSuccess : kExitCheckFailed;
 }
 
 }  // namespace
@@ -213,13 +265,16 @@ int RunOnce(const RunOptions& options) {
 void AddRunCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand("run", "Run the operator once on random data and print times and a checksum");
+  run->add_option("--op", options->op, "Operator: backward (the gradient) or forward (the loss)")
+      ->check(CLI::IsMember({"backward", "forward"}))
+      ->capture_default_str();
   run->add_option("--shape", options->shape, "Shape of self, e.g. 4096x1024 ('scalar' for 0 dims)")
       ->check(ShapeValidator());
   run->add_option("--dtype", options->dtype, "Element type of every operand")
       ->transform(CLI::IsMember(DTypeChoices(), CLI::ignore_case));
   run->add_option("--reduction", options->reduction, "Reduction of the forward loss")
       ->transform(CLI::IsMember(ReductionChoices(), CLI::ignore_case));
-  run->add_option("--grad-output", options->grad_output, "Shape of gradOutput: full, row ([C]) or scalar (0-dim)")
+  run->add_option("--grad-output", options->grad_output, "Shape of gradOutput (backward only): full, row ([C]) or scalar (0-dim)")
       ->transform(CLI::IsMember({"full", "row", "scalar"}, CLI::ignore_case));
   run->add_option("--weight", options->weight, "Shape of weight: none, full, row ([C]) or scalar (0-dim)")
       ->transform(CLI::IsMember(OperandShapeChoices(), CLI::ignore_case));

@@ -51,6 +51,7 @@ HWY_AFTER_NAMESPACE();
 #include <vector>
 
 #include "hwy/targets.h"
+#include "simd_targets.h"
 
 namespace aclnn_cpu {
 HWY_EXPORT(Log1pUnitFloat);
@@ -71,16 +72,7 @@ double UlpError(T got, long double exact) {
   return static_cast<double>(std::fabs(static_cast<long double>(got) - exact) / ulp);
 }
 
-/// Runs @p body once per SIMD target that is both compiled and supported here.
-template <class Body>
-void OnEveryTarget(Body body) {
-  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    SCOPED_TRACE(hwy::TargetName(target));
-    body(hwy::TargetName(target));
-  }
-  hwy::SetSupportedTargetsForTest(0);
-}
+using acl_test::OnEverySimdTarget;
 
 // Every float of [0, 1] with a stride of 251 bit patterns, plus the binade edges and both ends.
 std::vector<float> UnitFloats() {
@@ -102,7 +94,7 @@ std::vector<float> UnitFloats() {
 TEST(Log1pUnit, FloatIsWithinOneUlpOnAllOfZeroToOne) {
   const std::vector<float> u = UnitFloats();
   std::vector<float> got(u.size());
-  OnEveryTarget([&](const char* name) {
+  OnEverySimdTarget([&](const char* name) {
     HWY_DYNAMIC_DISPATCH(Log1pUnitFloat)(u.data(), got.data(), u.size());
     double worst = 0;
     size_t worst_at = 0;
@@ -120,7 +112,7 @@ TEST(Log1pUnit, FloatKeepsZeroAndTinyArgumentsExactly) {
   const float denorm = std::numeric_limits<float>::denorm_min();
   const std::vector<float> u = {0.0f, denorm, 1e-30f, 0x1p-25f, std::numeric_limits<float>::quiet_NaN()};
   std::vector<float> got(u.size());
-  OnEveryTarget([&](const char*) {
+  OnEverySimdTarget([&](const char*) {
     HWY_DYNAMIC_DISPATCH(Log1pUnitFloat)(u.data(), got.data(), u.size());
     EXPECT_EQ(std::bit_cast<uint32_t>(got[0]), 0u);  // +0, not -0
     EXPECT_EQ(got[1], denorm);
@@ -140,7 +132,7 @@ TEST(Log1pUnit, DoubleIsWithinThreeUlpOnZeroToOne) {
   u.push_back(1.0);
   u.push_back(std::numeric_limits<double>::denorm_min());
   std::vector<double> got(u.size());
-  OnEveryTarget([&](const char* name) {
+  OnEverySimdTarget([&](const char* name) {
     HWY_DYNAMIC_DISPATCH(Log1pUnitDouble)(u.data(), got.data(), u.size());
     double worst = 0;
     for (size_t i = 0; i < u.size(); ++i) worst = std::max(worst, UlpError(got[i], std::log1p(static_cast<long double>(u[i]))));
@@ -167,7 +159,7 @@ TEST(SoftplusPair, FloatIsWithinTwoUlpForEveryFiniteXAndTakesTheLimitsAtInfinity
   x.push_back(-INFINITY);
   x.push_back(std::numeric_limits<float>::quiet_NaN());
   std::vector<float> pos(x.size()), neg(x.size());
-  OnEveryTarget([&](const char* name) {
+  OnEverySimdTarget([&](const char* name) {
     HWY_DYNAMIC_DISPATCH(SoftplusPairFloat)(x.data(), pos.data(), neg.data(), x.size());
     double worst = 0;
     float worst_x = 0;

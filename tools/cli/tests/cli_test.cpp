@@ -217,4 +217,18 @@ TEST(CliRun, AcceptedValuesRunAndPrintDTypeAndFormatNames) {
   EXPECT_NE(r.out.find("seed 18446744073709551615"), std::string::npos) << Printed(r);
 }
 
+TEST(CliRun, TheLossRunsWithEveryReductionAndPassesItsCheck) {
+  for (const char* reduction : {"none", "mean", "sum"}) {
+    const CliResult r = RunCli({"run", "--op", "forward", "--shape", "7x300", "--reduction", reduction, "--weight", "row",
+                                "--pos-weight", "full", "--dtype", "fp16", "--check"});
+    EXPECT_EQ(r.exit_code, kExitSuccess) << Printed(r);
+    EXPECT_NE(r.out.find("aclnnBinaryCrossEntropyWithLogits: self [7,300] fp16"), std::string::npos) << Printed(r);
+    EXPECT_NE(r.out.find("check: 0 mismatches"), std::string::npos) << Printed(r);
+  }
+}
+
+TEST(CliRun, AnUnknownOperatorIsAUsageError) {
+  ExpectUsageError(SmallRun({"--op", "sideways"}), "sideways");
+}
+
 }  // namespace

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "acl/acl_base.h"
+#include "common/dtype.h"
 
 namespace aclnn_cpu::bce_grad {
 
@@ -65,15 +66,11 @@ inline double ReferenceGradient(double x, double y, double dout, std::optional<d
 /// The largest |got - g| the kernel may show, computing in @p compute (ACL_FLOAT or ACL_DOUBLE)
 /// and writing @p out_dtype. See Note [Error bound].
 inline double ReferenceErrorBound(const ReferenceTerms& t, aclDataType compute, aclDataType out_dtype) {
-  const double eps_c = compute == ACL_DOUBLE ? 0x1p-52 : 0x1p-23;
-  const double min_c = compute == ACL_DOUBLE ? 0x1p-1074 : 0x1p-149;
-  double eps_o, min_o;
-  switch (out_dtype) {
-    case ACL_FLOAT16: eps_o = 0x1p-11; min_o = 0x1p-24; break;
-    case ACL_BF16: eps_o = 0x1p-8; min_o = 0x1p-133; break;
-    case ACL_DOUBLE: eps_o = 0x1p-53; min_o = 0x1p-1074; break;
-    default: eps_o = 0x1p-24; min_o = 0x1p-149; break;
-  }
+  // eps_c: one ULP of 1 in the compute type (twice its unit roundoff).
+  const double eps_c = 2 * RoundingOf(compute).unit_roundoff;
+  const double min_c = RoundingOf(compute).smallest_subnormal;
+  const double eps_o = RoundingOf(out_dtype).unit_roundoff;
+  const double min_o = RoundingOf(out_dtype).smallest_subnormal;
   const double compute_error = 8.0 * eps_c * (std::fabs(t.a) + std::fabs(t.b)) * std::fabs(t.m) + 4.0 * eps_c * std::fabs(t.g);
   return compute_error * (1 + eps_o) + eps_o * std::fabs(t.g) + min_o + 4 * min_c;
 }

@@ -311,7 +311,7 @@ TEST(LossReduction, Fp64AndNarrowDTypesAgreeWithTheReference) {
       bound += LossErrorBound(t, ComputeDType(call), ACL_DOUBLE);
     }
     const double mean = static_cast<double>(sum / n);
-    const double eps_out = dtype == ACL_DOUBLE ? 0x1p-53 : dtype == ACL_FLOAT16 ? 0x1p-11 : 0x1p-8;
+    const double eps_out = RoundingOf(dtype).unit_roundoff;
     EXPECT_NEAR(out.Get(0), mean, static_cast<double>(bound / n) + 2 * eps_out * std::fabs(mean));
   }
 }

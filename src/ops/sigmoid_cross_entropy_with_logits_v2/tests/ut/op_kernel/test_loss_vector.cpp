@@ -67,6 +67,7 @@ HWY_AFTER_NAMESPACE();
 #include <vector>
 
 #include "hwy/targets.h"
+#include "simd_targets.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
 
 namespace aclnn_cpu::bce_loss {
@@ -100,15 +101,7 @@ LossReferenceTerms Reference(double x, double y, double w, double pw, int operan
                                    operands & 2 ? std::optional<double>(pw) : std::nullopt);
 }
 
-template <class Body>
-void OnEveryTarget(Body body) {
-  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
-    hwy::SetSupportedTargetsForTest(target);
-    SCOPED_TRACE(hwy::TargetName(target));
-    body(hwy::TargetName(target));
-  }
-  hwy::SetSupportedTargetsForTest(0);
-}
+using acl_test::OnEverySimdTarget;
 
 /// Logits over every magnitude and both signs (log-spaced from 2^-149 to 2^120, and dense near 0;
 /// above that a product by pos_weight or weight may leave float's range before the last step),
@@ -131,7 +124,7 @@ Inputs<float> LabelsInUnitInterval() {
 TEST(LossVector, Fp32IsWithinFourUlpOfTheExactLossForLabelsInZeroToOneAndNonNegativeWeights) {
   const Inputs<float> in = LabelsInUnitInterval();
   std::vector<float> out(in.size());
-  OnEveryTarget([&](const char* name) {
+  OnEverySimdTarget([&](const char* name) {
     for (int operands = 0; operands < 4; ++operands) {
       HWY_DYNAMIC_DISPATCH(LossFloat)(in.x.data(), in.y.data(), in.w.data(), in.pw.data(), out.data(), in.size(),
                                       operands);
@@ -162,7 +155,7 @@ TEST(LossVector, AnyLabelsAndWeightsStayWithinTheErrorBoundInFp32AndFp64) {
   }
   std::vector<float> out_f(f.size());
   std::vector<double> out_d(d.size());
-  OnEveryTarget([&](const char*) {
+  OnEverySimdTarget([&](const char*) {
     for (int operands = 0; operands < 4; ++operands) {
       HWY_DYNAMIC_DISPATCH(LossFloat)(f.x.data(), f.y.data(), f.w.data(), f.pw.data(), out_f.data(), f.size(),
                                       operands);
@@ -199,7 +192,7 @@ TEST(LossVector, InfiniteLogitsGiveTheLimitAndNaNPropagates) {
   in.Add(0.5f, nan, 1.0f, 1.0f);    // 6
   in.Add(-inf, 1.0f, 1.0f, 0.0f);   // 7: pos_weight 0 removes the positive term
   std::vector<float> out(in.size());
-  OnEveryTarget([&](const char*) {
+  OnEverySimdTarget([&](const char*) {
     for (int operands = 0; operands < 4; ++operands) {
       HWY_DYNAMIC_DISPATCH(LossFloat)(in.x.data(), in.y.data(), in.w.data(), in.pw.data(), out.data(), in.size(),
                                       operands);
