@@ -1,4 +1,5 @@
-// Benchmark of aclnnBinaryCrossEntropyWithLogitsBackward.
+// Benchmark of aclnnBinaryCrossEntropyWithLogitsBackward (the gradient) and
+// aclnnBinaryCrossEntropyWithLogits (the loss: "fwd" cases).
 //
 // For each case it measures, interleaved in one run (this machine is noisy, so only ratios taken
 // side by side mean anything):
@@ -25,6 +26,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_cpu.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
 #include "common/dtype.h"
 #include "common/two_phase_call.h"
@@ -46,7 +48,9 @@ using Clock = std::chrono::steady_clock;
 
 /// kAllTransposed: all six operands are the same transpose of a dense [cols, rows] block, which
 /// reordering dims by stride turns back into one dense run.
-enum class Layout { kSameShape, kScalarDoutRowPosWeight, kTransposedInput, kAllTransposed };
+/// kForwardNone / kForwardMean: the loss with four same-shape inputs (self, target, weight,
+/// posWeight), reduction none (an out of self's shape) or mean (one element).
+enum class Layout { kSameShape, kScalarDoutRowPosWeight, kTransposedInput, kAllTransposed, kForwardNone, kForwardMean };
 
 const char* LayoutName(Layout l) {
   switch (l) {
@@ -54,6 +58,8 @@ const char* LayoutName(Layout l) {
     case Layout::kScalarDoutRowPosWeight: return "dout[] pw[C] mean";
     case Layout::kTransposedInput: return "transposed self";
     case Layout::kAllTransposed: return "all transposed x6";
+    case Layout::kForwardNone: return "fwd x4 none";
+    case Layout::kForwardMean: return "fwd x4 mean";
   }
   return "?";
 }
@@ -104,11 +110,13 @@ double Median(std::vector<double> v) {
 }
 
 /// The roofline: out[i] = sum of the per-element input streams, in the storage type, on the
-/// library's worker pool with one contiguous chunk per thread (cache-line aligned).
+/// library's worker pool with one contiguous chunk per thread (cache-line aligned). Without an
+/// out (a reduction) each chunk adds its inputs up into partials[chunk].
 template <class T>
 struct RooflineJob {
   std::vector<const T*> inputs;
   T* out;
+  double* partials = nullptr;
   int64_t n;
   int64_t chunks;
   static void Run(const void* ctx, int64_t block) {
@@ -121,7 +129,26 @@ struct RooflineJob {
     T* __restrict o = job->out;
     const T* __restrict a = job->inputs[0];
     const T* __restrict b = k > 1 ? job->inputs[1] : a;
-    if (k >= 5) {
+    if (o == nullptr) {  // read four streams, write nothing but the chunk's sum
+      const T* __restrict c = job->inputs[2];
+      const T* __restrict d = job->inputs[3];
+      // Sixteen independent sums so that the adds pipeline and vectorize (one chain would make
+      // the loop latency-bound, not a roofline).
+      constexpr int64_t kLanes = 16;
+      float acc[kLanes] = {};
+      int64_t i = begin;
+      for (; i + kLanes <= end; i += kLanes) {
+        for (int64_t l = 0; l < kLanes; ++l) acc[l] += static_cast<float>(a[i + l] + b[i + l] + c[i + l] + d[i + l]);
+      }
+      for (; i < end; ++i) acc[0] += static_cast<float>(a[i] + b[i] + c[i] + d[i]);
+      float total = 0;
+      for (float v : acc) total += v;
+      job->partials[block] = total;
+    } else if (k == 4) {
+      const T* __restrict c = job->inputs[2];
+      const T* __restrict d = job->inputs[3];
+      for (int64_t i = begin; i < end; ++i) o[i] = static_cast<T>(a[i] + b[i] + c[i] + d[i]);
+    } else if (k >= 5) {
       const T* __restrict c = job->inputs[2];
       const T* __restrict d = job->inputs[3];
       const T* __restrict e = job->inputs[4];
@@ -145,7 +172,9 @@ class Bench {
     const std::vector<int64_t> transposed{1, rows_};
     // Every operand but a transposed self walks its storage this way.
     const std::vector<int64_t> strides = c.layout == Layout::kAllTransposed ? transposed : std::vector<int64_t>{cols_, 1};
-    for (Buffer* b : {&x_, &y_, &out_}) b->Alloc(n, dt);
+    const bool forward = c.layout == Layout::kForwardNone || c.layout == Layout::kForwardMean;
+    for (Buffer* b : {&x_, &y_}) b->Alloc(n, dt);
+    out_.Alloc(c.layout == Layout::kForwardMean ? 1 : static_cast<size_t>(n), dt);
     x_.Fill(n, dt, rng, -8, 8);
     y_.Fill(n, dt, rng, 0, 1);
     if (c.layout == Layout::kTransposedInput) {
@@ -155,9 +184,24 @@ class Bench {
       x_.View(dims, strides, n, dt);
     }
     y_.View(dims, strides, n, dt);
-    out_.View(dims, strides, n, dt);
+    if (c.layout == Layout::kForwardMean) {
+      out_.View({}, {}, 1, dt);
+    } else {
+      out_.View(dims, strides, n, dt);
+    }
     bytes_ = 3.0 * static_cast<double>(n) * static_cast<double>(aclDataTypeSize(dt));
-    if (c.layout == Layout::kScalarDoutRowPosWeight) {
+    if (forward) {
+      for (Buffer* b : {&w_, &pw_}) {
+        b->Alloc(n, dt);
+        b->View(dims, strides, n, dt);
+      }
+      w_.Fill(n, dt, rng, 0, 2);
+      pw_.Fill(n, dt, rng, 0.5, 3);
+      reduction_ = c.layout == Layout::kForwardMean ? 1 : 0;
+      // Four inputs, and out for none (the mean's one element does not count).
+      bytes_ = (c.layout == Layout::kForwardMean ? 4.0 : 5.0) * static_cast<double>(n) *
+               static_cast<double>(aclDataTypeSize(dt));
+    } else if (c.layout == Layout::kScalarDoutRowPosWeight) {
       dout_.Alloc(1, dt);
       dout_.Fill(1, dt, rng, 0.5, 1.5);
       dout_.View({}, {}, 1, dt);
@@ -188,7 +232,13 @@ class Bench {
   /// The whole call as a client makes it; the workspace is kept across calls, as a client
   /// running the same shape again would.
   void RunOp() {
-    const aclnn_cpu::TwoPhaseResult r = aclnn_cpu::CallTwoPhase(
+    const bool forward = c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean;
+    const aclnn_cpu::TwoPhaseResult r = forward ? aclnn_cpu::CallTwoPhase(
+        [&](uint64_t* workspace_size, aclOpExecutor** executor) {
+          return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(x_.tensor, y_.tensor, w_.tensor, pw_.tensor,
+                                                                   reduction_, out_.tensor, workspace_size, executor);
+        },
+        aclnnBinaryCrossEntropyWithLogits, stream_, workspace_) : aclnn_cpu::CallTwoPhase(
         [&](uint64_t* workspace_size, aclOpExecutor** executor) {
           return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
               dout_.tensor, x_.tensor, y_.tensor, w_.tensor, pw_.tensor, reduction_, out_.tensor, workspace_size,
@@ -223,6 +273,11 @@ class Bench {
   }
 
   void RunTorch() {
+    if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean) {
+      sink_ = torch::binary_cross_entropy_with_logits(t_x_, t_y_, t_w_, t_pw_,
+                                                      reduction_ == 1 ? at::Reduction::Mean : at::Reduction::None);
+      return;
+    }
     // PyTorch's backward of binary_cross_entropy_with_logits (FunctionsManual.cpp), op by op.
     torch::Tensor grad_input;
     if (t_pw_.defined()) {
@@ -244,12 +299,17 @@ class Bench {
     RooflineJob<T> job;
     job.inputs.push_back(static_cast<const T*>(x_.data));
     job.inputs.push_back(static_cast<const T*>(y_.data));
-    if (c_.layout != Layout::kScalarDoutRowPosWeight) {
+    if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean) {
+      job.inputs.push_back(static_cast<const T*>(w_.data));
+      job.inputs.push_back(static_cast<const T*>(pw_.data));
+    } else if (c_.layout != Layout::kScalarDoutRowPosWeight) {
       job.inputs.push_back(static_cast<const T*>(dout_.data));
       job.inputs.push_back(static_cast<const T*>(w_.data));
       job.inputs.push_back(static_cast<const T*>(pw_.data));
     }
-    job.out = static_cast<T*>(out_.data);
+    job.out = c_.layout == Layout::kForwardMean ? nullptr : static_cast<T*>(out_.data);
+    double partials[ACLNN_CPU_MAX_THREADS] = {};
+    job.partials = partials;
     job.n = c_.numel;
     // The same worker count the operator's tiling would use for this many bytes.
     const int64_t threads = aclnn_cpu::ThreadPool::Instance().NumThreads();
@@ -269,7 +329,10 @@ class Bench {
     const std::vector<int64_t> strides = c_.layout == Layout::kAllTransposed ? transposed : std::vector<int64_t>{cols_, 1};
     t_x_ = Wrap(x_, {rows_, cols_}, c_.layout == Layout::kTransposedInput ? transposed : strides);
     t_y_ = Wrap(y_, {rows_, cols_}, strides);
-    if (c_.layout == Layout::kScalarDoutRowPosWeight) {
+    if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean) {
+      t_w_ = Wrap(w_, {rows_, cols_}, strides);
+      t_pw_ = Wrap(pw_, {rows_, cols_}, strides);
+    } else if (c_.layout == Layout::kScalarDoutRowPosWeight) {
       t_dout_ = Wrap(dout_, {}, {});
       t_pw_ = Wrap(pw_, {cols_}, {1});
     } else {
@@ -430,6 +493,13 @@ int main(int argc, char** argv) {
     cases.push_back({ACL_FLOAT, n, Layout::kAllTransposed});
   }
   cases.push_back({ACL_BF16, std::min<int64_t>(max_numel, int64_t{16} << 20), Layout::kScalarDoutRowPosWeight});
+  for (aclDataType dt : {ACL_FLOAT, ACL_BF16}) {
+    for (int64_t n : {int64_t{64} << 10, int64_t{1} << 20, int64_t{16} << 20}) {
+      if (n > max_numel) continue;
+      cases.push_back({dt, n, Layout::kForwardNone});
+      cases.push_back({dt, n, Layout::kForwardMean});
+    }
+  }
 
   int failures = 0;
   auto target = [&](bool ok, const char* what) {
