@@ -138,4 +138,19 @@ aclnnStatus CheckOutMemory(const char* api, NamedTensor out, std::span<const Nam
   return ACLNN_SUCCESS;
 }
 
+aclnnStatus CheckOutputsDisjoint(const char* api, NamedTensor a, NamedTensor b) {
+  if (a.tensor->numel == 0 || b.tensor->numel == 0) return ACLNN_SUCCESS;
+  switch (MutualOverlap(ViewOf(*a.tensor), ViewOf(*b.tensor))) {
+    case Overlap::kNone: return ACLNN_SUCCESS;
+    case Overlap::kShared:
+      return Fail(ACLNN_ERR_PARAM_INVALID, api, ": ", a.name, " and ", b.name, " share memory; the two outputs ",
+                  "must not overlap");
+    case Overlap::kUndecided:
+      return Fail(ACLNN_ERR_PARAM_INVALID, api, ": ", a.name, " and ", b.name, " interleave in memory and the limit of ",
+                  kMaxOverlapSearchSteps, " search steps passes before it is proven that they share no byte; ",
+                  "the two outputs must not overlap");
+  }
+  return ACLNN_SUCCESS;
+}
+
 }  // namespace aclnn_cpu

@@ -44,5 +44,8 @@ aclnnStatus CheckAlignment(const char* api, std::span<const NamedTensor> tensors
 /// kMaxOverlapSearchSteps is refused too. Only for an operator whose every path reads an
 /// element's inputs before it writes the element (so that the same view is safe).
 aclnnStatus CheckOutMemory(const char* api, NamedTensor out, std::span<const NamedTensor> inputs);
+/// Two outputs of one call share no byte (not even as the same view: both would be written, and
+/// one result lost). Decided exactly, with the same search limit as CheckOutMemory.
+aclnnStatus CheckOutputsDisjoint(const char* api, NamedTensor a, NamedTensor b);
 
 }  // namespace aclnn_cpu

@@ -1,6 +1,8 @@
-// ACLNN L2 API of SigmoidCrossEntropyWithLogitsGradV2: checks (docs/contract.md §3), dtype promotion, the plan
-// (iteration space, operand access, tiling, kernel) and the executor.
+// ACLNN L2 API of SigmoidCrossEntropyWithLogitsGradV2 and of its sibling, the gradient with respect
+// to the target: checks (docs/contract.md §3), dtype promotion, the plan (iteration space, operand
+// access, tiling, kernel) and the executor. The two calls share all of it but the tile compute.
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits_target_backward.h"
 
 #include <memory>
 
@@ -20,17 +22,28 @@
 namespace aclnn_cpu::bce_grad {
 namespace {
 
-constexpr const char* kFirstPhase = "aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize";
-constexpr const char* kSecondPhase = "aclnnBinaryCrossEntropyWithLogitsBackward";
+/// Which gradient a call computes, with the names its messages use.
+struct GradientCall {
+  const char* first_phase;
+  const char* second_phase;
+  const char* out_name;  ///< "out" (backward) or "gradTarget"
+  bool of_target;
+};
+constexpr GradientCall kInputGradient{"aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize",
+                                      "aclnnBinaryCrossEntropyWithLogitsBackward", "out", false};
+constexpr GradientCall kTargetGradient{"aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize",
+                                       "aclnnBinaryCrossEntropyWithLogitsTargetBackward", "gradTarget", true};
 
-aclnnStatus CheckNotNull(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* target,
-                         const aclTensor* out, const uint64_t* workspaceSize, aclOpExecutor* const* executor) {
-  const NamedTensor required[] = {{"gradOutput", gradOutput}, {"self", self}, {"target", target}, {"out", out}};
+aclnnStatus CheckNotNull(const GradientCall& call, const aclTensor* gradOutput, const aclTensor* self,
+                         const aclTensor* target, const aclTensor* out, const uint64_t* workspaceSize,
+                         aclOpExecutor* const* executor) {
+  const char* phase = call.first_phase;
+  const NamedTensor required[] = {{"gradOutput", gradOutput}, {"self", self}, {"target", target}, {call.out_name, out}};
   for (const auto& t : required) {
-    if (t.tensor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, kFirstPhase, ": ", t.name, " must not be null");
+    if (t.tensor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, phase, ": ", t.name, " must not be null");
   }
-  if (workspaceSize == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, kFirstPhase, ": workspaceSize must not be null");
-  if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, kFirstPhase, ": executor must not be null");
+  if (workspaceSize == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, phase, ": workspaceSize must not be null");
+  if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, phase, ": executor must not be null");
   return ACLNN_SUCCESS;
 }
 
@@ -59,9 +72,10 @@ class BcePlan final : public LaunchPlan {
 };
 
 /// Builds the plan of a checked, non-empty call: the shared elementwise plan of the six operands
-/// (Note [Staging]), then this operator's tiling and kernel.
-aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDataType promoted,
-                        ReductionType reduction, BcePlan& plan) {
+/// (Note [Staging]; the target gradient leaves out the target, which it does not read), then this
+/// operator's tiling and kernel.
+aclnnStatus BuildLaunch(const GradientCall& call, const aclTensor* const (&tensors)[kOperandCount],
+                        aclDataType promoted, ReductionType reduction, BcePlan& plan) {
   KernelLaunch& launch = plan.launch;
   const aclTensor* self = tensors[kPredict];
   const aclDataType kernel_acl_dtype = ChooseKernelDType(tensors, promoted);
@@ -76,12 +90,15 @@ aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDat
                         std::span<const OperandTraffic>(traffic, traffic_count));
   const PlatformInfo platform = CpuPlatform(static_cast<uint64_t>(ThreadPool::Instance().NumThreads()));
   const auto tiling = ComputeTiling(platform, problem);
-  if (!tiling) return Fail(ACLNN_ERR_INNER_TILING_ERROR, kFirstPhase, ": tiling failed for ", self->numel, " elements");
+  if (!tiling) {
+    return Fail(ACLNN_ERR_INNER_TILING_ERROR, call.first_phase, ": tiling failed for ", self->numel, " elements");
+  }
 
   launch.tiling = tiling->data;
   plan.run_inline_if_idle = tiling->run_inline_if_idle;
   launch.tiling_key = tiling->tiling_key;
-  launch.compute = ChosenKernelTable().compute[tiling->tiling_key];
+  const KernelTable& kernels = ChosenKernelTable();
+  launch.compute = (call.of_target ? kernels.target_compute : kernels.compute)[tiling->tiling_key];
   plan.stage.blocks = launch.tiling.blockDim;
   plan.stage.workspace_bytes_per_block = BlockWorkspaceBytes(launch);
   return ACLNN_SUCCESS;
@@ -94,25 +111,26 @@ using namespace aclnn_cpu;
 using namespace aclnn_cpu::bce_grad;
 
 namespace {
-aclnnStatus GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* target,
+aclnnStatus GetWorkspaceSize(const GradientCall& call, const aclTensor* gradOutput, const aclTensor* self, const aclTensor* target,
                              const aclTensor* weightOptional, const aclTensor* posWeightOptional, int64_t reduction,
                              aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor) {
   // 1. required pointers
-  if (aclnnStatus s = CheckNotNull(gradOutput, self, target, out, workspaceSize, executor)) return s;
+  const char* const kFirstPhase = call.first_phase;
+  if (aclnnStatus s = CheckNotNull(call, gradOutput, self, target, out, workspaceSize, executor)) return s;
   const NamedTensor all[] = {{"gradOutput", gradOutput},   {"self", self},
                              {"target", target},           {"weightOptional", weightOptional},
-                             {"posWeightOptional", posWeightOptional}, {"out", out}};
+                             {"posWeightOptional", posWeightOptional}, {call.out_name, out}};
   if (aclnnStatus s = CheckLive(kFirstPhase, all)) return s;
   // 2. dims, 3. dtypes, 4. formats, 5. shapes and memory, 6. reduction (docs/contract.md §3)
   if (aclnnStatus s = CheckDims(kFirstPhase, all)) return s;
   if (aclnnStatus s = CheckFloatDTypes(kFirstPhase, all)) return s;
-  if (aclnnStatus s = CheckSameDType(kFirstPhase, {"out", out}, {"target", target})) return s;
+  if (aclnnStatus s = CheckSameDType(kFirstPhase, {call.out_name, out}, {"target", target})) return s;
   const NamedTensor self_named{"self", self};
   if (aclnnStatus s = CheckSameFormat(kFirstPhase, {"target", target}, self_named)) return s;
-  if (aclnnStatus s = CheckSameFormat(kFirstPhase, {"out", out}, self_named)) return s;
+  if (aclnnStatus s = CheckSameFormat(kFirstPhase, {call.out_name, out}, self_named)) return s;
   // An empty self reads and writes nothing: the shape and memory rules are waived for it.
   if (self->numel != 0) {
-    const NamedTensor same_shape[] = {{"target", target}, {"out", out}};
+    const NamedTensor same_shape[] = {{"target", target}, {call.out_name, out}};
     const NamedTensor broadcast[] = {{"gradOutput", gradOutput},
                                      {"weightOptional", weightOptional},
                                      {"posWeightOptional", posWeightOptional}};
@@ -121,7 +139,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
     if (aclnnStatus s = CheckSameShape(kFirstPhase, same_shape, self_named)) return s;
     if (aclnnStatus s = CheckBroadcastsTo(kFirstPhase, broadcast, self_named)) return s;
     if (aclnnStatus s = CheckAlignment(kFirstPhase, all)) return s;
-    if (aclnnStatus s = CheckOutMemory(kFirstPhase, {"out", out}, inputs)) return s;  // Note [Aliasing]
+    if (aclnnStatus s = CheckOutMemory(kFirstPhase, {call.out_name, out}, inputs)) return s;  // Note [Aliasing]
   }
   const auto reduction_type = FromAclnnReduction(reduction);
   if (!reduction_type) {
@@ -135,13 +153,15 @@ aclnnStatus GetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* self,
   if (posWeightOptional != nullptr) promoted = PromoteFloat(promoted, posWeightOptional->dtype);
   if (!CanCast(promoted, out->dtype)) {
     return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": promoted dtype ", DTypeName(promoted),
-                " cannot be cast to out dtype ", DTypeName(out->dtype));
+                " cannot be cast to ", call.out_name, " dtype ", DTypeName(out->dtype));
   }
 
   auto plan = std::make_shared<BcePlan>();  // std::bad_alloc: see the guard below
   if (self->numel != 0) {
-    const aclTensor* const tensors[kOperandCount] = {self, target, gradOutput, weightOptional, posWeightOptional, out};
-    if (aclnnStatus s = BuildLaunch(tensors, promoted, *reduction_type, *plan)) return s;
+    const aclTensor* planned_target = call.of_target ? nullptr : target;
+    const aclTensor* const tensors[kOperandCount] = {self,           planned_target,    gradOutput,
+                                                     weightOptional, posWeightOptional, out};
+    if (aclnnStatus s = BuildLaunch(call, tensors, promoted, *reduction_type, *plan)) return s;
   }
   aclOpExecutor* e = CreateExecutor(plan);
   if (e == nullptr) return Fail(ACLNN_ERR_RUNTIME_ERROR, kFirstPhase, ": out of memory");
@@ -157,15 +177,34 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsBack
     aclOpExecutor** executor) {
   // Out of memory (the plan, the executor's registry) gives ACLNN_ERR_RUNTIME_ERROR and leaves
   // *executor unset; see Note [No exceptions across the C API].
-  return Guarded(kFirstPhase, ExceptionCodes<aclnnStatus>{ACLNN_ERR_RUNTIME_ERROR, ACLNN_ERR_RUNTIME_ERROR}, [&] {
-    return GetWorkspaceSize(gradOutput, self, target, weightOptional, posWeightOptional, reduction, out,
-                            workspaceSize, executor);
-  });
+  return Guarded(kInputGradient.first_phase, ExceptionCodes<aclnnStatus>{ACLNN_ERR_RUNTIME_ERROR, ACLNN_ERR_RUNTIME_ERROR},
+                 [&] {
+                   return GetWorkspaceSize(kInputGradient, gradOutput, self, target, weightOptional,
+                                           posWeightOptional, reduction, out, workspaceSize, executor);
+                 });
 }
 
 extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackward(void* workspace,
                                                                                   uint64_t workspaceSize,
                                                                                   aclOpExecutor* executor,
                                                                                   aclrtStream stream) {
-  return LaunchExecutor(kSecondPhase, workspace, workspaceSize, executor, stream);
+  return LaunchExecutor(kInputGradient.second_phase, workspace, workspaceSize, executor, stream);
+}
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
+    const aclTensor* gradOutput, const aclTensor* self, const aclTensor* target, const aclTensor* weightOptional,
+    const aclTensor* posWeightOptional, int64_t reduction, aclTensor* gradTarget, uint64_t* workspaceSize,
+    aclOpExecutor** executor) {
+  return Guarded(kTargetGradient.first_phase,
+                 ExceptionCodes<aclnnStatus>{ACLNN_ERR_RUNTIME_ERROR, ACLNN_ERR_RUNTIME_ERROR}, [&] {
+                   return GetWorkspaceSize(kTargetGradient, gradOutput, self, target, weightOptional,
+                                           posWeightOptional, reduction, gradTarget, workspaceSize, executor);
+                 });
+}
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsTargetBackward(void* workspace,
+                                                                                        uint64_t workspaceSize,
+                                                                                        aclOpExecutor* executor,
+                                                                                        aclrtStream stream) {
+  return LaunchExecutor(kTargetGradient.second_phase, workspace, workspaceSize, executor, stream);
 }

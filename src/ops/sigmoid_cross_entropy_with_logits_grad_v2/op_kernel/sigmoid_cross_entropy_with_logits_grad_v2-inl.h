@@ -16,6 +16,7 @@
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
 #include "simd/convert-inl.h"
 #include "simd/exp-inl.h"
+#include "simd/log1p-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu {
@@ -28,6 +29,7 @@ using ::aclnn_cpu::HWY_NAMESPACE::BFloat16InUpperHalf;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositive;
 using ::aclnn_cpu::HWY_NAMESPACE::kCanStream;
 using ::aclnn_cpu::HWY_NAMESPACE::LoadWide;
+using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnit;
 using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 
 // ---------------------------------------------------------------------------------------------
@@ -49,12 +51,12 @@ using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 // back); +-Inf x gives the limits. No FMA is contracted (-ffp-contract=off), and no step depends
 // on the lane or the tile, so a value's result is the same wherever it sits.
 // ---------------------------------------------------------------------------------------------
+// GradientFromExp is the same from e = ExpNonPositive(-|x|) computed by the caller (the fused loss
+// and gradient, which needs e for the loss too): the same bits.
 template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
-HWY_INLINE V GradientVector(D d, V x, V y, V dout, V weight, V pos_weight, V scale) {
+HWY_INLINE V GradientFromExp(D d, V x, V e, V y, V dout, V weight, V pos_weight, V scale) {
   const V one = hn::Set(d, 1);
-  const V sign_bit = hn::SignBit(d);
-  V e = ExpNonPositive(d, hn::Or(x, sign_bit));  // exp(-|x|)
-  e = hn::IfThenElse(hn::Eq(x, x), e, x);          // NaN in, NaN out
+  e = hn::IfThenElse(hn::Eq(x, x), e, x);  // NaN in, NaN out
   const V one_minus_y = hn::Sub(one, y);
   const V lw = HAS_POS_WEIGHT ? hn::Mul(pos_weight, y) : y;
   // The sign bit as a mask, by an integer compare: Highway 1.0.3's IfNegativeThenElse is wrong
@@ -68,6 +70,47 @@ HWY_INLINE V GradientVector(D d, V x, V y, V dout, V weight, V pos_weight, V sca
   // exact value (-(0 - 0) would be -0 where (1 - y) p underflows to +0).
   const V num = hn::IfThenElse(negative, hn::Sub(product, alone), hn::Sub(alone, product));
   V g = hn::Mul(hn::Div(num, hn::Add(one, e)), dout);
+  if constexpr (HAS_WEIGHT) g = hn::Mul(g, weight);
+  return hn::Mul(g, scale);
+}
+
+template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE V GradientVector(D d, V x, V y, V dout, V weight, V pos_weight, V scale) {
+  const V e = ExpNonPositive(d, hn::Or(x, hn::SignBit(d)));  // exp(-|x|)
+  return GradientFromExp<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, e, y, dout, weight, pos_weight, scale);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gradient with respect to the target (aclnnBinaryCrossEntropyWithLogitsTargetBackward) of one
+// vector.
+//
+// Contract: for compute type C, per lane:
+//   without pos_weight: t = -x
+//   with pos_weight:    t = (pw - 1) * L - (x < 0 ? pw * x : x),  L = log1p(exp(-|x|))
+//   g = ((t * dout) [* weight]) * scale, in this order (the backward's)
+// t is d loss / d y = pw * softplus(-x) - softplus(x) = log_sigmoid(-x) - pw * log_sigmoid(x)
+// (PyTorch's binary_cross_entropy_with_logits_target_backward). Written with the linear part
+// split off, the two softplus never subtract each other: pw = 1 gives -x exactly, as without
+// pos_weight (the two forms differ in no bit there), and the sum of |(pw - 1) L| and the linear
+// part bounds the error (the reference's TargetErrorBound). pw = 0 takes no linear part, the
+// limit at x = -inf (0, not NaN). +inf x gives -inf, -inf gives +inf times pw; NaN propagates.
+// The target itself is not read: the gradient does not depend on it.
+// ---------------------------------------------------------------------------------------------
+template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE V TargetGradientVector(D d, V x, V dout, V weight, V pos_weight, V scale) {
+  V t;
+  if constexpr (HAS_POS_WEIGHT) {
+    const V tail = Log1pUnit(d, ExpNonPositive(d, hn::Or(x, hn::SignBit(d))));  // log1p(exp(-|x|))
+    const hn::RebindToSigned<D> di;  // the sign bit as a mask, as in GradientVector
+    const auto negative = hn::RebindMask(d, hn::Lt(hn::BitCast(di, x), hn::Zero(di)));
+    const V scaled_x = hn::IfThenZeroElse(hn::Eq(pos_weight, hn::Zero(d)), hn::Mul(pos_weight, x));
+    const V linear = hn::IfThenElse(negative, scaled_x, x);
+    t = hn::Sub(hn::Mul(hn::Sub(pos_weight, hn::Set(d, 1)), tail), linear);
+    t = hn::IfThenElse(hn::IsNaN(x), x, t);  // exp's NaN result is unspecified
+  } else {
+    t = hn::Neg(x);
+  }
+  V g = hn::Mul(t, dout);
   if constexpr (HAS_WEIGHT) g = hn::Mul(g, weight);
   return hn::Mul(g, scale);
 }
@@ -120,13 +163,15 @@ struct Chunk<hwy::bfloat16_t, D> {
   static constexpr bool kCanStreamChunk = true;  // always a whole register
 };
 
-/// Kernel<T, HAS_WEIGHT, HAS_POS_WEIGHT>: the AscendC kernel's Compute stage on one tile.
+/// Kernel<T, HAS_WEIGHT, HAS_POS_WEIGHT, OF_TARGET>: the AscendC kernel's Compute stage on one
+/// tile, of the gradient with respect to self (GradientVector) or, with OF_TARGET, to the target
+/// (TargetGradientVector, which reads no target).
 /// T: storage type (float, double, hwy::float16_t, hwy::bfloat16_t); computes in float (double
 /// for T = double). A partial last chunk is copied into a full one and run through the same
 /// code, so every element goes through identical instructions wherever it sits. A uniform dout
 /// (io.dout_uniform) is read once, before the loop, and then stays in registers: the same
 /// operations on the same values, so the same bits as a materialized dout.
-template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT>
+template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool OF_TARGET>
 struct Kernel {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
@@ -171,19 +216,23 @@ struct Kernel {
                                auto stream_tag) __attribute__((always_inline)) HWY_ATTR {
       V vx[kVectors], vy[kVectors], vd[kVectors], vw[kVectors], vpw[kVectors], out[kVectors];
       ChunkIo::Load(d, cx, vx);
-      ChunkIo::Load(d, cy, vy);
+      if constexpr (!OF_TARGET) ChunkIo::Load(d, cy, vy);
       if constexpr (!UNIFORM_DOUT) ChunkIo::Load(d, cd, vd);
       for (size_t v = 0; v < kVectors; ++v) vw[v] = vpw[v] = hn::Zero(d);
       if constexpr (HAS_WEIGHT) ChunkIo::Load(d, cw, vw);
       if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, cpw, vpw);
       for (size_t v = 0; v < kVectors; ++v) {
-        out[v] = GradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx[v], vy[v], UNIFORM_DOUT ? uniform_dout[v] : vd[v],
-                                                            vw[v], vpw[v], scale);
+        const V dv = UNIFORM_DOUT ? uniform_dout[v] : vd[v];
+        if constexpr (OF_TARGET) {
+          out[v] = TargetGradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx[v], dv, vw[v], vpw[v], scale);
+        } else {
+          out[v] = GradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx[v], vy[v], dv, vw[v], vpw[v], scale);
+        }
       }
       ChunkIo::template Store<decltype(stream_tag)::value>(d, out, cg);
     };
     const auto at = [&](size_t i, auto stream_tag) __attribute__((always_inline)) HWY_ATTR {
-      one_chunk(x + i, y + i, UNIFORM_DOUT ? nullptr : dout + i, HAS_WEIGHT ? w + i : nullptr,
+      one_chunk(x + i, OF_TARGET ? nullptr : y + i, UNIFORM_DOUT ? nullptr : dout + i, HAS_WEIGHT ? w + i : nullptr,
                 HAS_POS_WEIGHT ? pw + i : nullptr, g + i, stream_tag);
     };
     // Four independent vectors per iteration hide the latency of exp and the division (the
@@ -209,7 +258,7 @@ struct Kernel {
     // Tail: pad to a full chunk with copies of element i (any finite value would do).
     HWY_ALIGN T buf[kOperandCount][kMaxChunk];
     const size_t rest = count - i;
-    const T* sources[kOperandCount - 1] = {x, y, UNIFORM_DOUT ? nullptr : dout, w, pw};
+    const T* sources[kOperandCount - 1] = {x, OF_TARGET ? nullptr : y, UNIFORM_DOUT ? nullptr : dout, w, pw};
     for (int o = 0; o < kOperandCount - 1; ++o) {
       if (sources[o] == nullptr) continue;
       std::memcpy(buf[o], sources[o] + i, rest * sizeof(T));
@@ -222,11 +271,15 @@ struct Kernel {
 };
 
 template <class T>
-constexpr void FillKernels(ComputeTileFn* table, KernelDType dtype) {
-  table[MakeTilingKey(dtype, false, false)] = &Kernel<T, false, false>::Compute;
-  table[MakeTilingKey(dtype, false, true)] = &Kernel<T, false, true>::Compute;
-  table[MakeTilingKey(dtype, true, false)] = &Kernel<T, true, false>::Compute;
-  table[MakeTilingKey(dtype, true, true)] = &Kernel<T, true, true>::Compute;
+constexpr void FillKernels(KernelTable& table, KernelDType dtype) {
+  table.compute[MakeTilingKey(dtype, false, false)] = &Kernel<T, false, false, false>::Compute;
+  table.compute[MakeTilingKey(dtype, false, true)] = &Kernel<T, false, true, false>::Compute;
+  table.compute[MakeTilingKey(dtype, true, false)] = &Kernel<T, true, false, false>::Compute;
+  table.compute[MakeTilingKey(dtype, true, true)] = &Kernel<T, true, true, false>::Compute;
+  table.target_compute[MakeTilingKey(dtype, false, false)] = &Kernel<T, false, false, true>::Compute;
+  table.target_compute[MakeTilingKey(dtype, false, true)] = &Kernel<T, false, true, true>::Compute;
+  table.target_compute[MakeTilingKey(dtype, true, false)] = &Kernel<T, true, false, true>::Compute;
+  table.target_compute[MakeTilingKey(dtype, true, true)] = &Kernel<T, true, true, true>::Compute;
 }
 
 }  // namespace HWY_NAMESPACE

@@ -35,7 +35,8 @@ using ComputeTileFn = void (*)(const TileOperands& io, size_t count, double scal
 
 /// The kernels of one SIMD target, indexed by tiling key.
 struct KernelTable {
-  ComputeTileFn compute[kTilingKeyCount];
+  ComputeTileFn compute[kTilingKeyCount];         ///< the gradient with respect to self
+  ComputeTileFn target_compute[kTilingKeyCount];  ///< ... to the target (reads no target)
   const char* target_name;
 };
 

@@ -15,10 +15,10 @@ namespace HWY_NAMESPACE {
 const KernelTable* GetKernelTable() {
   static const KernelTable table = [] {
     KernelTable t{};
-    FillKernels<float>(t.compute, KernelDType::kFloat);
-    FillKernels<hwy::float16_t>(t.compute, KernelDType::kFloat16);
-    FillKernels<hwy::bfloat16_t>(t.compute, KernelDType::kBFloat16);
-    FillKernels<double>(t.compute, KernelDType::kDouble);
+    FillKernels<float>(t, KernelDType::kFloat);
+    FillKernels<hwy::float16_t>(t, KernelDType::kFloat16);
+    FillKernels<hwy::bfloat16_t>(t, KernelDType::kBFloat16);
+    FillKernels<double>(t, KernelDType::kDouble);
     t.target_name = hwy::TargetName(HWY_TARGET);
     return t;
   }();

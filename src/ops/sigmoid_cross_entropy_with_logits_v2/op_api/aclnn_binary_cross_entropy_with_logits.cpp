@@ -1,7 +1,9 @@
-// ACLNN L2 API of SigmoidCrossEntropyWithLogitsV2 (the loss): checks in the upstream order, dtype
-// promotion, the plan (the shared elementwise plan, the tiling, the kernel; for mean and sum a
-// combine stage) and the executor.
+// ACLNN L2 API of SigmoidCrossEntropyWithLogitsV2 (the loss) and of the fused loss and gradient:
+// checks in the upstream order, dtype promotion, the plan (the shared elementwise plan, the
+// tiling, the kernel; for mean and sum a combine stage) and the executor. The two calls share the
+// plan; the fused one adds gradOutput and gradInput to it (Note [Names]).
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"
 
 #include <memory>
 
@@ -22,27 +24,29 @@ namespace {
 
 constexpr const char* kFirstPhase = "aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize";
 constexpr const char* kSecondPhase = "aclnnBinaryCrossEntropyWithLogits";
+constexpr const char* kFusedFirstPhase = "aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize";
+constexpr const char* kFusedSecondPhase = "aclnnBinaryCrossEntropyWithLogitsFused";
 
-aclnnStatus CheckNotNull(const aclTensor* self, const aclTensor* target, const aclTensor* out,
-                         const uint64_t* workspaceSize, aclOpExecutor* const* executor) {
-  const NamedTensor required[] = {{"self", self}, {"target", target}, {"out", out}};
+aclnnStatus CheckNotNull(const char* phase, std::span<const NamedTensor> required, const uint64_t* workspaceSize,
+                         aclOpExecutor* const* executor) {
   for (const auto& t : required) {
-    if (t.tensor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, kFirstPhase, ": ", t.name, " must not be null");
+    if (t.tensor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, phase, ": ", t.name, " must not be null");
   }
-  if (workspaceSize == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, kFirstPhase, ": workspaceSize must not be null");
-  if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, kFirstPhase, ": executor must not be null");
+  if (workspaceSize == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, phase, ": workspaceSize must not be null");
+  if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, phase, ": executor must not be null");
   return ACLNN_SUCCESS;
 }
 
 /// out's shape: self's for none, one element ([] or [1]) for mean and sum.
-aclnnStatus CheckOutShape(const aclTensor* self, const aclTensor* out, ReductionType reduction) {
+aclnnStatus CheckOutShape(const char* phase, const aclTensor* self, const aclTensor* out,
+                          ReductionType reduction) {
   if (reduction == ReductionType::kNone) {
     const NamedTensor same_shape[] = {{"out", out}};
-    return CheckSameShape(kFirstPhase, same_shape, {"self", self});
+    return CheckSameShape(phase, same_shape, {"self", self});
   }
   const bool scalar = out->dims.rank == 0 || (out->dims.rank == 1 && out->dims.v[0] == 1);
   if (!scalar) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": out shape ", FormatDims(out->dims.span()),
+    return Fail(ACLNN_ERR_PARAM_INVALID, phase, ": out shape ", FormatDims(out->dims.span()),
                 " must be [] or [1] for reduction ", reduction == ReductionType::kMean ? "mean (1)" : "sum (2)");
   }
   return ACLNN_SUCCESS;
@@ -73,12 +77,14 @@ class LossPlan final : public LaunchPlan {
   }
 };
 
-/// Builds the plan of a checked call.
-aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDataType promoted,
+/// Builds the plan of a checked call; @p tensors in OperandIndex order, absent ones null (dout
+/// and gradient for the forward).
+aclnnStatus BuildLaunch(const char* phase, const aclTensor* const (&tensors)[kOperandCount], aclDataType promoted,
                         ReductionType reduction, LossPlan& plan) {
   LossLaunch& launch = plan.launch;
   const aclTensor* self = tensors[kPredict];
   const aclTensor* out = tensors[kLoss];
+  const bool with_gradient = tensors[kGradient] != nullptr;
   launch.reduction = reduction;
   launch.total_elems = static_cast<uint64_t>(self->numel);
   launch.result = out->first_element();
@@ -86,30 +92,26 @@ aclnnStatus BuildLaunch(const aclTensor* const (&tensors)[kOperandCount], aclDat
   const bool sums = reduction != ReductionType::kNone;
   plan.stage_count = 0;
   if (self->numel != 0) {
-    const aclDataType kernel_acl_dtype =
-        sums ? ChooseKernelDType(std::span<const aclTensor* const>(tensors, kInputCount), promoted)
-             : ChooseKernelDType(tensors, promoted);
+    // mean and sum write no loss per element: the loss is absent from the elementwise stage.
+    const aclTensor* planned[kOperandCount];
+    for (size_t o = 0; o < kOperandCount; ++o) planned[o] = tensors[o];
+    if (sums) planned[kLoss] = nullptr;
+    const aclDataType kernel_acl_dtype = ChooseKernelDType(planned, promoted);
     launch.kernel_dtype = KernelDTypeOf(kernel_acl_dtype);
+    PlanElementwise<LossTraits>(self->dims, planned, kernel_acl_dtype, launch.space, launch.operands);
     OperandTraffic traffic[kOperandCount];
-    size_t traffic_count = 0;
-    if (sums) {
-      const aclTensor* const inputs[kInputCount] = {tensors[0], tensors[1], tensors[2], tensors[3]};
-      GlobalOperand planned[kInputCount];
-      PlanElementwise<SumTraits>(self->dims, inputs, kernel_acl_dtype, launch.space, planned);
-      for (size_t o = 0; o < kInputCount; ++o) launch.operands[o] = planned[o];
-      traffic_count = OperandTrafficOf(std::span<const GlobalOperand>(launch.operands, kInputCount), traffic);
-    } else {
-      PlanElementwise<LossTraits>(self->dims, tensors, kernel_acl_dtype, launch.space, launch.operands);
-      traffic_count = OperandTrafficOf(launch.operands, traffic);
-    }
+    const size_t traffic_count = OperandTrafficOf(launch.operands, traffic);
     const PlatformInfo platform = CpuPlatform(static_cast<uint64_t>(ThreadPool::Instance().NumThreads()));
     const auto tiling = ComputeLossTiling(platform, launch.total_elems, launch.kernel_dtype, reduction,
                                           std::span<const OperandTraffic>(traffic, traffic_count));
-    if (!tiling) return Fail(ACLNN_ERR_INNER_TILING_ERROR, kFirstPhase, ": tiling failed for ", self->numel, " elements");
+    if (!tiling) return Fail(ACLNN_ERR_INNER_TILING_ERROR, phase, ": tiling failed for ", self->numel, " elements");
     launch.tiling = tiling->data;
     plan.run_inline_if_idle = tiling->run_inline_if_idle;
+    // The backward's scale (its tiling's globalScale / globalScaleDouble).
+    launch.gradient_scale =
+        reduction == ReductionType::kMean ? 1.0 / static_cast<double>(launch.total_elems) : 1.0;
     launch.compute = ChosenLossKernelTable().compute[MakeLossKernelKey(
-        launch.kernel_dtype, tensors[kWeight] != nullptr, tensors[kPosWeight] != nullptr, sums)];
+        launch.kernel_dtype, tensors[kWeight] != nullptr, tensors[kPosWeight] != nullptr, sums, with_gradient)];
     plan.stages[plan.stage_count++] = LaunchStage{launch.tiling.blockDim, ElementwiseBlockWorkspaceBytes(launch)};
     plan.has_elementwise_stage = true;
   }
@@ -125,11 +127,40 @@ using namespace aclnn_cpu;
 using namespace aclnn_cpu::bce_loss;
 
 namespace {
+
+/// The promoted dtype of the inputs (PyTorch rules; null ones absent).
+aclDataType PromoteInputs(std::initializer_list<const aclTensor*> inputs) {
+  aclDataType promoted = ACL_DT_UNDEFINED;
+  for (const aclTensor* t : inputs) {
+    if (t == nullptr) continue;
+    promoted = promoted == ACL_DT_UNDEFINED ? t->dtype : PromoteFloat(promoted, t->dtype);
+  }
+  return promoted;
+}
+
+aclnnStatus CheckCastable(const char* phase, aclDataType promoted, NamedTensor out) {
+  if (CanCast(promoted, out.tensor->dtype)) return ACLNN_SUCCESS;
+  return Fail(ACLNN_ERR_PARAM_INVALID, phase, ": promoted dtype ", DTypeName(promoted), " cannot be cast to ",
+              out.name, " dtype ", DTypeName(out.tensor->dtype));
+}
+
+aclnnStatus MakeExecutor(const char* phase, const aclTensor* const (&tensors)[kOperandCount], aclDataType promoted,
+                         ReductionType reduction, uint64_t* workspaceSize, aclOpExecutor** executor) {
+  auto plan = std::make_shared<LossPlan>();  // std::bad_alloc: see the guard of the entry point
+  if (aclnnStatus s = BuildLaunch(phase, tensors, promoted, reduction, *plan)) return s;
+  aclOpExecutor* e = CreateExecutor(plan);
+  if (e == nullptr) return Fail(ACLNN_ERR_RUNTIME_ERROR, phase, ": out of memory");
+  *workspaceSize = plan->WorkspaceSize();
+  *executor = e;
+  return ACLNN_SUCCESS;
+}
+
 aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, const aclTensor* weightOptional,
                              const aclTensor* posWeightOptional, int64_t reduction, aclTensor* out,
                              uint64_t* workspaceSize, aclOpExecutor** executor) {
   // 1. required pointers, and handles that are live tensors
-  if (aclnnStatus s = CheckNotNull(self, target, out, workspaceSize, executor)) return s;
+  const NamedTensor required[] = {{"self", self}, {"target", target}, {"out", out}};
+  if (aclnnStatus s = CheckNotNull(kFirstPhase, required, workspaceSize, executor)) return s;
   const NamedTensor all[] = {{"self", self},
                              {"target", target},
                              {"weightOptional", weightOptional},
@@ -150,7 +181,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, con
   if (aclnnStatus s = CheckSameShape(kFirstPhase, target_named, self_named)) return s;
   const NamedTensor broadcast[] = {{"weightOptional", weightOptional}, {"posWeightOptional", posWeightOptional}};
   if (aclnnStatus s = CheckBroadcastsTo(kFirstPhase, broadcast, self_named)) return s;
-  if (aclnnStatus s = CheckOutShape(self, out, *reduction_type)) return s;
+  if (aclnnStatus s = CheckOutShape(kFirstPhase, self, out, *reduction_type)) return s;
   if (self->numel != 0) {  // an empty self reads nothing: the memory rules are waived for it
     if (aclnnStatus s = CheckAlignment(kFirstPhase, all)) return s;
     if (*reduction_type == ReductionType::kNone) {
@@ -161,23 +192,75 @@ aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, con
       if (aclnnStatus s = CheckOutMemory(kFirstPhase, {"out", out}, inputs)) return s;  // Note [Loss aliasing]
     }
   }
-  aclDataType promoted = PromoteFloat(self->dtype, target->dtype);
-  if (weightOptional != nullptr) promoted = PromoteFloat(promoted, weightOptional->dtype);
-  if (posWeightOptional != nullptr) promoted = PromoteFloat(promoted, posWeightOptional->dtype);
-  if (!CanCast(promoted, out->dtype)) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": promoted dtype ", DTypeName(promoted),
-                " cannot be cast to out dtype ", DTypeName(out->dtype));
-  }
-
-  auto plan = std::make_shared<LossPlan>();  // std::bad_alloc: see the guard below
-  const aclTensor* const tensors[kOperandCount] = {self, target, weightOptional, posWeightOptional, out};
-  if (aclnnStatus s = BuildLaunch(tensors, promoted, *reduction_type, *plan)) return s;
-  aclOpExecutor* e = CreateExecutor(plan);
-  if (e == nullptr) return Fail(ACLNN_ERR_RUNTIME_ERROR, kFirstPhase, ": out of memory");
-  *workspaceSize = plan->WorkspaceSize();
-  *executor = e;
-  return ACLNN_SUCCESS;
+  const aclDataType promoted = PromoteInputs({self, target, weightOptional, posWeightOptional});
+  if (aclnnStatus s = CheckCastable(kFirstPhase, promoted, {"out", out})) return s;
+  const aclTensor* const tensors[kOperandCount] = {self, target, weightOptional, posWeightOptional, nullptr, out, nullptr};
+  return MakeExecutor(kFirstPhase, tensors, promoted, *reduction_type, workspaceSize, executor);
 }
+
+// Note [Fused aliasing]
+// The fused call writes gradInput element by element (the backward's rule, Note [Aliasing]: no
+// shared elements, and an input only as the very same view) and out as the forward does (Note
+// [Loss aliasing]); the two outputs must share no byte, or one result would overwrite the other.
+aclnnStatus FusedGetWorkspaceSize(const aclTensor* self, const aclTensor* target, const aclTensor* weightOptional,
+                                  const aclTensor* posWeightOptional, const aclTensor* gradOutputOptional,
+                                  int64_t reduction, aclTensor* out, aclTensor* gradInput, uint64_t* workspaceSize,
+                                  aclOpExecutor** executor) {
+  const char* const phase = kFusedFirstPhase;
+  // 1. required pointers, and handles that are live tensors
+  const NamedTensor required[] = {{"self", self}, {"target", target}, {"out", out}, {"gradInput", gradInput}};
+  if (aclnnStatus s = CheckNotNull(phase, required, workspaceSize, executor)) return s;
+  const NamedTensor all[] = {{"self", self},
+                             {"target", target},
+                             {"weightOptional", weightOptional},
+                             {"posWeightOptional", posWeightOptional},
+                             {"gradOutputOptional", gradOutputOptional},
+                             {"out", out},
+                             {"gradInput", gradInput}};
+  if (aclnnStatus s = CheckLive(phase, all)) return s;
+  // 2. dtypes, 3. reduction, 4. dims, 5. shapes, 6. memory, 7. promotion: the forward's order
+  if (aclnnStatus s = CheckFloatDTypes(phase, all)) return s;
+  if (aclnnStatus s = CheckSameDType(phase, {"out", out}, {"target", target})) return s;
+  if (aclnnStatus s = CheckSameDType(phase, {"gradInput", gradInput}, {"target", target})) return s;
+  const auto reduction_type = FromAclnnReduction(reduction);
+  if (!reduction_type) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, phase, ": reduction ", reduction, " must be 0 (none), 1 (mean) or 2 (sum)");
+  }
+  if (aclnnStatus s = CheckDims(phase, all)) return s;
+  const NamedTensor self_named{"self", self};
+  const NamedTensor same_shape[] = {{"target", target}, {"gradInput", gradInput}};
+  if (aclnnStatus s = CheckSameShape(phase, same_shape, self_named)) return s;
+  const NamedTensor broadcast[] = {{"weightOptional", weightOptional},
+                                   {"posWeightOptional", posWeightOptional},
+                                   {"gradOutputOptional", gradOutputOptional}};
+  if (aclnnStatus s = CheckBroadcastsTo(phase, broadcast, self_named)) return s;
+  if (gradOutputOptional != nullptr && gradOutputOptional->numel != 1) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, phase, ": gradOutputOptional shape ",
+                FormatDims(gradOutputOptional->dims.span()),
+                " must hold exactly one element (a 0-dim tensor; null means 1)");
+  }
+  if (aclnnStatus s = CheckOutShape(phase, self, out, *reduction_type)) return s;
+  if (self->numel != 0) {  // Note [Fused aliasing]
+    if (aclnnStatus s = CheckAlignment(phase, all)) return s;
+    const NamedTensor inputs[] = {{"self", self},
+                                  {"target", target},
+                                  {"weightOptional", weightOptional},
+                                  {"posWeightOptional", posWeightOptional},
+                                  {"gradOutputOptional", gradOutputOptional}};
+    if (aclnnStatus s = CheckOutMemory(phase, {"gradInput", gradInput}, inputs)) return s;
+    if (*reduction_type == ReductionType::kNone) {
+      if (aclnnStatus s = CheckOutMemory(phase, {"out", out}, inputs)) return s;
+    }
+    if (aclnnStatus s = CheckOutputsDisjoint(phase, {"out", out}, {"gradInput", gradInput})) return s;
+  }
+  const aclDataType promoted = PromoteInputs({self, target, weightOptional, posWeightOptional, gradOutputOptional});
+  if (aclnnStatus s = CheckCastable(phase, promoted, {"out", out})) return s;
+  if (aclnnStatus s = CheckCastable(phase, promoted, {"gradInput", gradInput})) return s;
+  const aclTensor* const tensors[kOperandCount] = {self, target, weightOptional, posWeightOptional,
+                                                   gradOutputOptional, out, gradInput};
+  return MakeExecutor(phase, tensors, promoted, *reduction_type, workspaceSize, executor);
+}
+
 }  // namespace
 
 extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(
@@ -195,4 +278,21 @@ extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogits(voi
                                                                           aclOpExecutor* executor,
                                                                           aclrtStream stream) {
   return LaunchExecutor(kSecondPhase, workspace, workspaceSize, executor, stream);
+}
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize(
+    const aclTensor* self, const aclTensor* target, const aclTensor* weightOptional,
+    const aclTensor* posWeightOptional, const aclTensor* gradOutputOptional, int64_t reduction, aclTensor* out,
+    aclTensor* gradInput, uint64_t* workspaceSize, aclOpExecutor** executor) {
+  return Guarded(kFusedFirstPhase, ExceptionCodes<aclnnStatus>{ACLNN_ERR_RUNTIME_ERROR, ACLNN_ERR_RUNTIME_ERROR}, [&] {
+    return FusedGetWorkspaceSize(self, target, weightOptional, posWeightOptional, gradOutputOptional, reduction, out,
+                                 gradInput, workspaceSize, executor);
+  });
+}
+
+extern "C" ACL_FUNC_VISIBILITY aclnnStatus aclnnBinaryCrossEntropyWithLogitsFused(void* workspace,
+                                                                               uint64_t workspaceSize,
+                                                                               aclOpExecutor* executor,
+                                                                               aclrtStream stream) {
+  return LaunchExecutor(kFusedSecondPhase, workspace, workspaceSize, executor, stream);
 }

@@ -12,9 +12,12 @@
 #include <cstring>
 #include <type_traits>
 
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2-inl.h"  // GradientFromExp, for the fused call
 #include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 #include "simd/convert-inl.h"
+#include "simd/exp-inl.h"
 #include "simd/log1p-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -23,8 +26,12 @@ namespace bce_loss {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromExp;
+using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositive;
+using ::aclnn_cpu::HWY_NAMESPACE::kCanStream;
 using ::aclnn_cpu::HWY_NAMESPACE::LoadWide;
 using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPair;
+using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPairFromExp;
 using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 
 // ---------------------------------------------------------------------------------------------
@@ -44,10 +51,8 @@ using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 // wherever it sits.
 // ---------------------------------------------------------------------------------------------
 template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
-HWY_INLINE V LossVector(D d, V x, V y, V weight, V pos_weight) {
+HWY_INLINE V LossFromSoftplus(D d, V x, V y, V weight, V pos_weight, V softplus_x, V softplus_neg_x) {
   const V zero = hn::Zero(d);
-  V softplus_x, softplus_neg_x;
-  SoftplusPair(d, x, softplus_x, softplus_neg_x);
   const V lw = HAS_POS_WEIGHT ? hn::Mul(pos_weight, y) : y;
   const V one_minus_y = hn::Sub(hn::Set(d, 1), y);
   const V pos = hn::IfThenZeroElse(hn::Eq(lw, zero), hn::Mul(lw, softplus_neg_x));
@@ -57,69 +62,138 @@ HWY_INLINE V LossVector(D d, V x, V y, V weight, V pos_weight) {
   return hn::IfThenElse(hn::IsNaN(x), x, loss);
 }
 
-/// LossKernel<T, HAS_WEIGHT, HAS_POS_WEIGHT, TO_COMPUTE>: the Compute stage on one tile. T is the
-/// storage type (float, double, hwy::float16_t, hwy::bfloat16_t); it computes in float (double
-/// for T = double) and writes the loss as T, or as the compute type when TO_COMPUTE (the sums).
-/// A partial last vector is copied into a full one and run through the same code, so every
-/// element goes through identical instructions wherever it sits.
-template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool TO_COMPUTE>
+template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE V LossVector(D d, V x, V y, V weight, V pos_weight) {
+  V softplus_x, softplus_neg_x;
+  SoftplusPair(d, x, softplus_x, softplus_neg_x);
+  return LossFromSoftplus<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, softplus_x, softplus_neg_x);
+}
+
+// The fused loss and gradient of one vector: one exp(-|x|) feeds both the two softplus of the
+// loss (SoftplusPairFromExp) and the backward's gradient (GradientFromExp), so the loss is
+// bitwise LossVector's and the gradient bitwise the backward's GradientVector's.
+template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE void LossAndGradientVector(D d, V x, V y, V weight, V pos_weight, V dout, V scale, V& loss, V& gradient) {
+  const V e = ExpNonPositive(d, hn::Or(x, hn::SignBit(d)));  // exp(-|x|)
+  V softplus_x, softplus_neg_x;
+  SoftplusPairFromExp(d, x, e, softplus_x, softplus_neg_x);
+  loss = LossFromSoftplus<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, softplus_x, softplus_neg_x);
+  gradient = GradientFromExp<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, e, y, dout, weight, pos_weight, scale);
+}
+
+/// LossKernel<T, HAS_WEIGHT, HAS_POS_WEIGHT, TO_COMPUTE, WITH_GRADIENT>: the Compute stage on one
+/// tile. T is the storage type (float, double, hwy::float16_t, hwy::bfloat16_t); it computes in
+/// float (double for T = double) and writes the loss as T, or as the compute type when TO_COMPUTE
+/// (the sums); WITH_GRADIENT writes the gradient too (as T). A partial last vector is copied into
+/// a full one and run through the same code, so every element goes through identical
+/// instructions wherever it sits.
+template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool TO_COMPUTE, bool WITH_GRADIENT>
 struct LossKernel {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
   using Out = std::conditional_t<TO_COMPUTE, C, T>;
+  static constexpr size_t kInputs = 4;  // predict, target, weight, pos_weight
 
   static void Compute(const LossTileOperands& io, size_t count) {
     const hn::ScalableTag<C> d;
     using V = hn::Vec<decltype(d)>;
     const size_t lanes = hn::Lanes(d);
-    // No HWY_RESTRICT: the loss may be the very same view as an input (in place); each vector
+    // No HWY_RESTRICT: an output may be the very same view as an input (in place); each vector
     // is loaded before it is stored.
     const T* x = static_cast<const T*>(io.predict);
     const T* y = static_cast<const T*>(io.target);
     const T* w = static_cast<const T*>(io.weight);
     const T* pw = static_cast<const T*>(io.pos_weight);
     Out* out = static_cast<Out*>(io.loss);
-    const auto one = [&](const T* cx, const T* cy, const T* cw, const T* cpw, Out* co)
+    T* g = static_cast<T*>(io.gradient);
+    constexpr size_t kMax = HWY_MAX_BYTES / sizeof(C);
+    V dout = hn::Set(d, 1);
+    if constexpr (WITH_GRADIENT) {
+      if (io.dout != nullptr) {  // through the storage load, as the backward's uniform dout
+        HWY_ALIGN T filled[kMax];
+        for (size_t k = 0; k < lanes; ++k) filled[k] = static_cast<const T*>(io.dout)[0];
+        dout = LoadWide(d, filled);
+      }
+    }
+    const V scale = hn::Set(d, static_cast<C>(io.scale));
+    const auto one = [&](const T* cx, const T* cy, const T* cw, const T* cpw, Out* co, T* cg, auto stream_tag)
                          __attribute__((always_inline)) HWY_ATTR {
+      constexpr bool kStream = decltype(stream_tag)::value;
       const V vw = HAS_WEIGHT ? LoadWide(d, cw) : hn::Zero(d);
       const V vpw = HAS_POS_WEIGHT ? LoadWide(d, cpw) : hn::Zero(d);
-      const V loss = LossVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, LoadWide(d, cx), LoadWide(d, cy), vw, vpw);
+      const V vx = LoadWide(d, cx);
+      const V vy = LoadWide(d, cy);
+      V loss;
+      if constexpr (WITH_GRADIENT) {
+        V gradient;
+        LossAndGradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, dout, scale, loss, gradient);
+        StoreNarrow<kStream>(d, gradient, cg);
+      } else {
+        loss = LossVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw);
+      }
       if constexpr (TO_COMPUTE) {
         hn::StoreU(loss, d, co);
       } else {
-        StoreNarrow(d, loss, co);
+        StoreNarrow<kStream>(d, loss, co);
       }
     };
-    size_t i = 0;
-    for (; i + lanes <= count; i += lanes) {
-      one(x + i, y + i, HAS_WEIGHT ? w + i : nullptr, HAS_POS_WEIGHT ? pw + i : nullptr, out + i);
+    const auto at = [&](size_t i, auto stream_tag) __attribute__((always_inline)) HWY_ATTR {
+      one(x + i, y + i, HAS_WEIGHT ? w + i : nullptr, HAS_POS_WEIGHT ? pw + i : nullptr, out + i,
+          WITH_GRADIENT ? g + i : nullptr, stream_tag);
+    };
+    const auto main_loop = [&](auto stream_tag) HWY_ATTR {
+      size_t k = 0;
+      for (; k + lanes <= count; k += lanes) at(k, stream_tag);
+      return k;
+    };
+    // Streaming needs every streamed output vector-aligned (a tile's outputs advance together).
+    const auto aligned = [&](const void* p) {
+      return p == nullptr || reinterpret_cast<uintptr_t>(p) % (lanes * sizeof(T)) == 0;
+    };
+    size_t i;
+    if (kCanStream<T, decltype(d)> && io.stream_outputs && aligned(g) && (TO_COMPUTE || aligned(out))) {
+      i = main_loop(std::true_type{});
+      hwy::FlushStream();
+    } else {
+      i = main_loop(std::false_type{});
     }
     if (i == count) return;
     // Tail: pad to a full vector with copies of element i.
-    constexpr size_t kMax = HWY_MAX_BYTES / sizeof(C);
-    HWY_ALIGN T buf[kInputCount][kMax];
+    HWY_ALIGN T buf[kInputs][kMax];
     HWY_ALIGN Out out_buf[kMax];
+    HWY_ALIGN T gradient_buf[kMax];
     const size_t rest = count - i;
-    const T* sources[kInputCount] = {x, y, HAS_WEIGHT ? w : nullptr, HAS_POS_WEIGHT ? pw : nullptr};
-    for (size_t o = 0; o < kInputCount; ++o) {
+    const T* sources[kInputs] = {x, y, HAS_WEIGHT ? w : nullptr, HAS_POS_WEIGHT ? pw : nullptr};
+    for (size_t o = 0; o < kInputs; ++o) {
       if (sources[o] == nullptr) continue;
       std::memcpy(buf[o], sources[o] + i, rest * sizeof(T));
       for (size_t k = rest; k < lanes; ++k) buf[o][k] = sources[o][i];
     }
-    one(buf[kPredict], buf[kTarget], buf[kWeight], buf[kPosWeight], out_buf);
+    one(buf[kPredict], buf[kTarget], buf[kWeight], buf[kPosWeight], out_buf, gradient_buf, std::false_type{});
     std::memcpy(out + i, out_buf, rest * sizeof(Out));
+    if constexpr (WITH_GRADIENT) std::memcpy(g + i, gradient_buf, rest * sizeof(T));
   }
 };
 
+template <class T, bool WITH_GRADIENT>
+constexpr void FillLossKernelsOf(LossTileFn* table, KernelDType dtype) {
+  const auto put = [&]<bool W, bool PW, bool TO_COMPUTE>() {
+    table[MakeLossKernelKey(dtype, W, PW, TO_COMPUTE, WITH_GRADIENT)] =
+        &LossKernel<T, W, PW, TO_COMPUTE, WITH_GRADIENT>::Compute;
+  };
+  put.template operator()<false, false, false>();
+  put.template operator()<false, true, false>();
+  put.template operator()<true, false, false>();
+  put.template operator()<true, true, false>();
+  put.template operator()<false, false, true>();
+  put.template operator()<false, true, true>();
+  put.template operator()<true, false, true>();
+  put.template operator()<true, true, true>();
+}
+
 template <class T>
 constexpr void FillLossKernels(LossTileFn* table, KernelDType dtype) {
-  table[MakeLossKernelKey(dtype, false, false, false)] = &LossKernel<T, false, false, false>::Compute;
-  table[MakeLossKernelKey(dtype, false, true, false)] = &LossKernel<T, false, true, false>::Compute;
-  table[MakeLossKernelKey(dtype, true, false, false)] = &LossKernel<T, true, false, false>::Compute;
-  table[MakeLossKernelKey(dtype, true, true, false)] = &LossKernel<T, true, true, false>::Compute;
-  table[MakeLossKernelKey(dtype, false, false, true)] = &LossKernel<T, false, false, true>::Compute;
-  table[MakeLossKernelKey(dtype, false, true, true)] = &LossKernel<T, false, true, true>::Compute;
-  table[MakeLossKernelKey(dtype, true, false, true)] = &LossKernel<T, true, false, true>::Compute;
-  table[MakeLossKernelKey(dtype, true, true, true)] = &LossKernel<T, true, true, true>::Compute;
+  FillLossKernelsOf<T, false>(table, dtype);
+  FillLossKernelsOf<T, true>(table, dtype);
 }
 
 }  // namespace HWY_NAMESPACE

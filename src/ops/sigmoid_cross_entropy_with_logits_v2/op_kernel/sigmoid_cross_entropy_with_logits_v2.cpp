@@ -38,8 +38,7 @@ struct SliceLayout {
 SliceLayout LayoutOf(const LossLaunch& launch) {
   SliceLayout l;
   const bool sums = launch.reduction != ReductionType::kNone;
-  const std::span<const GlobalOperand> operands(launch.operands, sums ? kInputCount : size_t{kOperandCount});
-  l.tile_bytes = BlockWorkspaceBytes(operands, launch.tiling.tileDataNum, launch.kernel_dtype);
+  l.tile_bytes = BlockWorkspaceBytes(launch.operands, launch.tiling.tileDataNum, launch.kernel_dtype);
   if (sums) {
     l.chunk_buffer_bytes = AlignUp(kSumChunkElems * ComputeTypeSize(launch.kernel_dtype));
     const uint64_t max_block = std::max(launch.tiling.bigCoreDataNum, launch.tiling.smallCoreDataNum);
@@ -48,16 +47,27 @@ SliceLayout LayoutOf(const LossLaunch& launch) {
   return l;
 }
 
+/// The tile operands every compute call of a block shares: dout, the scale, streaming.
+LossTileOperands BlockOperands(const LossLaunch& launch) {
+  LossTileOperands io;
+  io.scale = launch.gradient_scale;
+  const Access loss = launch.operands[kLoss].access, gradient = launch.operands[kGradient].access;
+  io.stream_outputs = launch.tiling.nonTemporalOut != 0 && loss != Access::kStaged && gradient != Access::kStaged;
+  return io;
+}
+
 template <class T>
 void RunNone(const LossLaunch& launch, uint64_t block, char* slice) {
-  LossTileOperands io;
+  LossTileOperands io = BlockOperands(launch);
   RunElementwiseBlock<LossTraits, T>(launch.tiling, launch.space, launch.operands, block, slice,
                                      [&](const char* const* at, int64_t count) {
                                        io.predict = at[kPredict];
                                        io.target = at[kTarget];
                                        io.weight = at[kWeight];
                                        io.pos_weight = at[kPosWeight];
+                                       io.dout = at[kDout];
                                        io.loss = const_cast<char*>(at[kLoss]);
+                                       io.gradient = const_cast<char*>(at[kGradient]);
                                        launch.compute(io, static_cast<size_t>(count));
                                      });
 }
@@ -69,22 +79,23 @@ void RunSums(const LossLaunch& launch, uint64_t block, char* slice) {
   C* chunk = reinterpret_cast<C*>(slice + layout.tile_bytes);
   ChunkSum* sums = reinterpret_cast<ChunkSum*>(slice + layout.tile_bytes + layout.chunk_buffer_bytes);
   uint64_t filled = 0, done_chunks = 0;
-  const GlobalOperand(&inputs)[kInputCount] = reinterpret_cast<const GlobalOperand(&)[kInputCount]>(launch.operands);
-  LossTileOperands io;
+  LossTileOperands io = BlockOperands(launch);
   // Element runs arrive in the iteration space's order and the block starts on a chunk boundary
   // (Note [Deterministic reduction]): each run fills the chunk buffer from where it stands.
-  RunElementwiseBlock<SumTraits, T>(
-      launch.tiling, launch.space, inputs, block, slice, [&](const char* const* at, int64_t count) {
+  RunElementwiseBlock<LossTraits, T>(
+      launch.tiling, launch.space, launch.operands, block, slice, [&](const char* const* at, int64_t count) {
         int64_t done = 0;
         while (done < count) {
           const int64_t take = std::min<int64_t>(count - done, static_cast<int64_t>(kSumChunkElems - filled));
           const auto offset = [&](const char* p) { return p == nullptr ? nullptr : p + done * static_cast<int64_t>(sizeof(T)); };
           // A constant input's buffer holds its value at every position of a tile, so an offset
-          // into it is the value too.
+          // into it is the value too; dout is the exception, read at its first element only.
           io.predict = offset(at[kPredict]);
           io.target = offset(at[kTarget]);
           io.weight = offset(at[kWeight]);
           io.pos_weight = offset(at[kPosWeight]);
+          io.dout = at[kDout];
+          io.gradient = const_cast<char*>(offset(at[kGradient]));
           io.loss = chunk + filled;
           launch.compute(io, static_cast<size_t>(take));
           filled += static_cast<uint64_t>(take);

@@ -23,21 +23,21 @@ namespace aclnn_cpu::bce_loss {
 //   target               target (kTarget)             y
 //   weightOptional       weight (kWeight)             w
 //   posWeightOptional    pos_weight (kPosWeight)      pw
+//   gradOutputOptional   dout (kDout)                 dout    (the fused call only)
 //   out                  loss (kLoss)                 loss
-enum OperandIndex : int { kPredict = 0, kTarget, kWeight, kPosWeight, kLoss, kOperandCount };
-inline constexpr size_t kInputCount = kLoss;
+//   gradInput            gradient (kGradient)         g       (the fused call only)
+// One launch layout serves the forward and the fused loss and gradient
+// (aclnnBinaryCrossEntropyWithLogitsWithGrad): an operand a call does not have is absent (a null
+// tensor to the plan): dout and the gradient in the forward, the loss in mean and sum (the losses
+// go to a chunk buffer, not to memory).
+enum OperandIndex : int { kPredict = 0, kTarget, kWeight, kPosWeight, kDout, kLoss, kGradient, kOperandCount };
 
-/// reduction none: four inputs and the loss, elementwise.
+/// The operator for the shared elementwise layer (Note [Elementwise traits]).
 struct LossTraits {
   static constexpr size_t kOperands = kOperandCount;
-  static constexpr bool IsOutput(size_t o) { return o == kLoss; }
-  static constexpr bool ReadsConstantOnce(size_t) { return false; }
-};
-/// mean and sum: the four inputs only; the losses go to a chunk buffer, not to memory.
-struct SumTraits {
-  static constexpr size_t kOperands = kInputCount;
-  static constexpr bool IsOutput(size_t) { return false; }
-  static constexpr bool ReadsConstantOnce(size_t) { return false; }
+  static constexpr bool IsOutput(size_t o) { return o == kLoss || o == kGradient; }
+  /// dout is one value (a 0-dim gradOutput): the kernel reads it once.
+  static constexpr bool ReadsConstantOnce(size_t o) { return o == kDout; }
 };
 
 // Note [Deterministic reduction]
@@ -55,22 +55,32 @@ inline constexpr uint64_t kSumChunkElems = 1024;
 
 /// One tile's operands, contiguous, in the kernel dtype T; loss is T (none) or the compute type
 /// (mean and sum: losses for the chunk buffer). weight and pos_weight are read only when present.
+/// The fused call also writes the gradient (T), from dout[0] (null: 1) and scale, exactly as the
+/// backward computes it.
 struct LossTileOperands {
   const void* predict = nullptr;
   const void* target = nullptr;
   const void* weight = nullptr;
   const void* pos_weight = nullptr;
   void* loss = nullptr;
+  const void* dout = nullptr;  ///< one value, read at dout[0]; null: 1
+  void* gradient = nullptr;
+  double scale = 1;             ///< the gradient's 1/N for mean (rounded to the compute type), else 1
+  /// Store full, aligned vectors of the loss (reduction none) and the gradient with non-temporal
+  /// stores (values unchanged).
+  bool stream_outputs = false;
 };
-/// Computes @p count elements (any count >= 0); each loss depends only on its element's inputs.
+/// Computes @p count elements (any count >= 0); each result depends only on its element's inputs.
 using LossTileFn = void (*)(const LossTileOperands& io, size_t count);
 
-/// Index of the tile compute: dtype, weight, pos_weight, and whether the loss is written in the
-/// compute type (for the sums) rather than the storage type.
-constexpr uint32_t MakeLossKernelKey(KernelDType dtype, bool has_weight, bool has_pos_weight, bool to_compute) {
-  return static_cast<uint32_t>(dtype) * 8 + (has_weight ? 4 : 0) + (has_pos_weight ? 2 : 0) + (to_compute ? 1 : 0);
+/// Index of the tile compute: dtype, weight, pos_weight, whether the loss is written in the
+/// compute type (for the sums) rather than the storage type, and whether the gradient is too.
+constexpr uint32_t MakeLossKernelKey(KernelDType dtype, bool has_weight, bool has_pos_weight, bool to_compute,
+                                     bool with_gradient = false) {
+  return static_cast<uint32_t>(dtype) * 16 + (with_gradient ? 8 : 0) + (has_weight ? 4 : 0) +
+         (has_pos_weight ? 2 : 0) + (to_compute ? 1 : 0);
 }
-inline constexpr uint32_t kLossKernelKeyCount = kKernelDTypeCount * 8;
+inline constexpr uint32_t kLossKernelKeyCount = kKernelDTypeCount * 16;
 
 struct LossKernelTable {
   LossTileFn compute[kLossKernelKeyCount];
@@ -95,8 +105,10 @@ struct LossLaunch {
   ReductionType reduction = ReductionType::kNone;
   LossTileFn compute = nullptr;
   IterSpace space;
-  GlobalOperand operands[kOperandCount];  ///< the loss operand is used by reduction none only
+  GlobalOperand operands[kOperandCount];  ///< absent: see Note [Names]
   uint64_t total_elems = 0;               ///< N, for mean
+  /// The fused call: the gradient's scale (1/N for mean, else 1; the backward's globalScale).
+  double gradient_scale = 1;
   /// mean and sum: where the one result goes (out's first element and dtype).
   void* result = nullptr;
   aclDataType result_dtype = ACL_FLOAT;
