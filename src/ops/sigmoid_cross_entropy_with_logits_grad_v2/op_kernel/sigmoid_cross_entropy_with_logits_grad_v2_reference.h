@@ -75,4 +75,55 @@ inline double ReferenceErrorBound(const ReferenceTerms& t, aclDataType compute, 
   return compute_error * (1 + eps_o) + eps_o * std::fabs(t.g) + min_o + 4 * min_c;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The gradient with respect to the target (aclnnBinaryCrossEntropyWithLogitsTargetBackward).
+
+/// One element's target gradient and its terms, rounded once to float64:
+///   g = (c - l) * m, c = (pw - 1) * log1p(exp(-|x|)), l = (x < 0 ? pw * x : x) (pw = 0: l = 0),
+///   m = dout * weight * scale; without pos_weight c = 0 and l = x (g = -x * m).
+/// c - l = pw * softplus(-x) - softplus(x) = log_sigmoid(-x) - pw * log_sigmoid(x).
+struct TargetReferenceTerms {
+  double c = 0;
+  double l = 0;
+  double m = 0;
+  double g = 0;
+};
+
+/// Evaluated in long double, as ComputeReferenceTerms.
+inline TargetReferenceTerms ComputeTargetReferenceTerms(double x, double dout, std::optional<double> weight,
+                                                        std::optional<double> pos_weight, double scale) {
+  using LD = long double;
+  const LD lx = x;
+  LD c = 0, l = lx;
+  if (pos_weight) {
+    const LD pw = *pos_weight;
+    c = (pw - 1) * std::log1p(std::exp(-std::fabs(lx)));
+    l = lx < 0 ? (pw == 0 ? 0 : pw * lx) : lx;
+  }
+  const LD m = static_cast<LD>(dout) * static_cast<LD>(weight ? *weight : 1.0) * static_cast<LD>(scale);
+  TargetReferenceTerms t;
+  t.c = static_cast<double>(c);
+  t.l = static_cast<double>(l);
+  t.m = static_cast<double>(m);
+  t.g = std::isnan(x) ? x : static_cast<double>((c - l) * m);
+  return t;
+}
+
+// Note [Target error bound]
+// The kernel computes log1p(exp(-|x|)) within 2 ULP, rounds its product by pw - 1 (pw - 1 itself
+// exact for pw in [0.5, 2], else one rounding), the product pw * x, the difference (which may
+// cancel), then the products by dout, weight and scale, and once more to the output dtype:
+//   5 eps_c (|c| + |l|) |m| + 4 eps_c |g| + eps_o |g| + min_o + 4 min_c
+// (without pos_weight c = 0 and only the products by dout, weight and scale round).
+
+/// The largest |got - g| the target gradient may show. See Note [Target error bound].
+inline double TargetErrorBound(const TargetReferenceTerms& t, aclDataType compute, aclDataType out_dtype) {
+  const double eps_c = 2 * RoundingOf(compute).unit_roundoff;
+  const double min_c = RoundingOf(compute).smallest_subnormal;
+  const double eps_o = RoundingOf(out_dtype).unit_roundoff;
+  const double min_o = RoundingOf(out_dtype).smallest_subnormal;
+  const double compute_error = 5.0 * eps_c * (std::fabs(t.c) + std::fabs(t.l)) * std::fabs(t.m) + 4.0 * eps_c * std::fabs(t.g);
+  return compute_error * (1 + eps_o) + eps_o * std::fabs(t.g) + min_o + 4 * min_c;
+}
+
 }  // namespace aclnn_cpu::bce_grad
