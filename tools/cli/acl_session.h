@@ -69,7 +69,8 @@ class DeviceTensor {
   aclTensor* tensor_ = nullptr;
 };
 
-/// The operands of one aclnnBinaryCrossEntropyWithLogitsBackward call (weight, pos_weight may be null).
+/// The operands of one aclnnBinaryCrossEntropyWithLogitsBackward call (weight, pos_weight may be
+/// null), or with of_target of aclnnBinaryCrossEntropyWithLogitsTargetBackward (out is gradTarget).
 struct BackwardCall {
   const DeviceTensor* grad_output = nullptr;
   const DeviceTensor* self = nullptr;
@@ -78,6 +79,7 @@ struct BackwardCall {
   const DeviceTensor* pos_weight = nullptr;
   int64_t reduction = 1;
   DeviceTensor* out = nullptr;
+  bool of_target = false;
 };
 
 /// What one call cost.
@@ -102,5 +104,16 @@ struct ForwardCall {
 
 /// Both phases of the loss, as RunBackward.
 CallTiming RunForward(const ForwardCall& call, aclrtStream stream);
+
+/// The operands of one aclnnBinaryCrossEntropyWithLogitsFused call: the forward's, a 0-dim
+/// gradOutput (null: 1) and the gradient.
+struct FusedCall {
+  ForwardCall forward;
+  const DeviceTensor* grad_output = nullptr;
+  DeviceTensor* grad_input = nullptr;
+};
+
+/// Both phases of the fused loss and gradient, as RunBackward.
+CallTiming RunFused(const FusedCall& call, aclrtStream stream);
 
 }  // namespace aclnn_bce_cli

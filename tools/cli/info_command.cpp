@@ -1,10 +1,11 @@
-// `info`: what the CPU device is (SIMD target, threads, L2) and how the host tiling splits a
-// problem on it and on the NPU original's Atlas A2.
+// `info`: what the CPU device is (SIMD target, threads, L2) and how the host tiling of an operator
+// (--op) splits a problem on it and on the NPU original's Atlas A2.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "acl_session.h"
@@ -13,6 +14,8 @@
 #include "commands.h"
 #include "platform/platform_info.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
+#include "op_host/sigmoid_cross_entropy_with_logits_v2_tiling.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 
 namespace aclnn_bce_cli {
 
@@ -20,12 +23,16 @@ namespace {
 
 using aclnn_cpu::FromAclnnReduction;
 using aclnn_cpu::PlatformInfo;
+using aclnn_cpu::ReductionType;
 using namespace aclnn_cpu::bce_grad;
+
+void PrintSplit(const aclnn_cpu::ElementwiseTilingData& d);
 
 constexpr uint64_t kDefaultNumel = 4096 * 1024;
 constexpr uint64_t kKiB = 1024;
 
 struct InfoOptions {
+  std::string op = "backward";
   uint64_t numel = kDefaultNumel;
   std::string dtype = "fp32";
   std::string reduction = "mean";
@@ -58,6 +65,43 @@ void PrintTiling(const PlatformInfo& platform, const TilingProblem& problem, con
   };
   std::printf("  %-18s %u (%s, weight %d, pos_weight %d)\n", "tiling key", tiling->tiling_key, dtype_name.c_str(),
               TilingKeyHasWeight(tiling->tiling_key) ? 1 : 0, TilingKeyHasPosWeight(tiling->tiling_key) ? 1 : 0);
+  PrintSplit(d);
+  std::printf("  %-18s %.9g\n", "globalScale", static_cast<double>(d.globalScale));
+  row("has_weight", d.has_weight);
+  row("has_pos_weight", d.has_pos_weight);
+}
+
+/// The loss's tiling (the forward, or the fused call that also writes the gradient): the shared
+/// split, with blocks of whole sum chunks for mean and sum.
+void PrintLossTiling(const PlatformInfo& platform, const InfoOptions& options, KernelDType dtype,
+                     ReductionType reduction) {
+  std::printf("\ntiling on %s: cores %llu, UB %llu bytes, block %llu bytes\n", platform.name.c_str(),
+              static_cast<unsigned long long>(platform.core_num), static_cast<unsigned long long>(platform.ub_size),
+              static_cast<unsigned long long>(platform.block_size));
+  // Dense operands: self, target, weight, pos_weight, the loss for none, the fused gradient.
+  const int operands = 2 + (options.weight ? 1 : 0) + (options.pos_weight ? 1 : 0) +
+                       (reduction == ReductionType::kNone ? 1 : 0) + (options.op == "fused" ? 1 : 0);
+  aclnn_cpu::OperandTraffic traffic[6];
+  for (int i = 0; i < operands; ++i) traffic[i].dtype_bytes = KernelDTypeSize(dtype);
+  const auto tiling = aclnn_cpu::bce_loss::ComputeLossTiling(
+      platform, options.numel, dtype, reduction,
+      std::span<const aclnn_cpu::OperandTraffic>(traffic, static_cast<size_t>(operands)));
+  if (!tiling) {
+    std::printf("  no tiling (an empty problem runs no blocks)\n");
+    return;
+  }
+  PrintSplit(tiling->data);
+  if (reduction != ReductionType::kNone) {
+    std::printf("  %-18s %llu elements (blocks and tiles hold whole chunks)\n", "sum chunk",
+                static_cast<unsigned long long>(aclnn_cpu::bce_loss::kSumChunkElems));
+  }
+}
+
+/// The shared elementwise split of a tiling.
+void PrintSplit(const aclnn_cpu::ElementwiseTilingData& d) {
+  const auto row = [](const char* name, uint64_t value) {
+    std::printf("  %-18s %llu\n", name, static_cast<unsigned long long>(value));
+  };
   row("totalDataNum", d.totalDataNum);
   row("blockDim", d.blockDim);
   row("tailBlockNum", d.tailBlockNum);
@@ -68,9 +112,6 @@ void PrintTiling(const PlatformInfo& platform, const TilingProblem& problem, con
   row("finalSmallTileNum", d.finalSmallTileNum);
   row("bigTailDataNum", d.bigTailDataNum);
   row("smallTailDataNum", d.smallTailDataNum);
-  std::printf("  %-18s %.9g\n", "globalScale", static_cast<double>(d.globalScale));
-  row("has_weight", d.has_weight);
-  row("has_pos_weight", d.has_pos_weight);
   row("nonTemporalOut", d.nonTemporalOut);
 }
 
@@ -89,11 +130,21 @@ int RunInfo(const InfoOptions& options) {
   std::printf("%-16s %llu KiB (problems moving more stream their output past it)\n", "last-level cache",
               static_cast<unsigned long long>(aclnn_cpu::CpuLastLevelCacheBytes() / kKiB));
 
-  const TilingProblem problem = DenseTilingProblem(options.numel, KernelDTypeChoices().at(options.dtype),
-                                                   options.weight, options.pos_weight,
-                                                   *FromAclnnReduction(ReductionChoices().at(options.reduction)));
+  const KernelDType dtype = KernelDTypeChoices().at(options.dtype);
+  const ReductionType reduction = *FromAclnnReduction(ReductionChoices().at(options.reduction));
+  std::printf("\n%-16s %s\n", "operator", options.op.c_str());
+  if (options.op == "forward" || options.op == "fused") {
+    std::printf("%-16s numel %llu, %s, weight %s, pos_weight %s, reduction %s, every operand dense\n", "problem",
+                static_cast<unsigned long long>(options.numel), options.dtype.c_str(), options.weight ? "yes" : "no",
+                options.pos_weight ? "yes" : "no", options.reduction.c_str());
+    PrintLossTiling(aclnn_cpu::CpuPlatform(static_cast<uint64_t>(aclnnCpuGetNumThreads())), options, dtype, reduction);
+    PrintLossTiling(aclnn_cpu::AtlasA2Platform(), options, dtype, reduction);
+    return kExitSuccess;
+  }
+  // The backward and the target gradient share one plan and tiling (the latter reads no target).
+  const TilingProblem problem = DenseTilingProblem(options.numel, dtype, options.weight, options.pos_weight, reduction);
 
-  std::printf("\n%-16s numel %llu, %s, weight %s, pos_weight %s, reduction %s\n", "problem",
+  std::printf("%-16s numel %llu, %s, weight %s, pos_weight %s, reduction %s\n", "problem",
               static_cast<unsigned long long>(options.numel), options.dtype.c_str(), options.weight ? "yes" : "no",
               options.pos_weight ? "yes" : "no", options.reduction.c_str());
   std::printf("%-16s every operand dense in %s: %llu bytes moved and %llu bytes of tile per element\n", "",
@@ -110,6 +161,9 @@ void AddInfoCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* info = app.add_subcommand("info", "Show the SIMD target, threads, L2 per core and the tiling of a problem");
   // A tensor's element count is an int64 (aclTensor).
+  info->add_option("--op", options->op, "Operator: backward, target-backward, forward or fused")
+      ->check(CLI::IsMember({"backward", "target-backward", "forward", "fused"}))
+      ->capture_default_str();
   info->add_option("--numel", options->numel, "Elements of predict")->check(PlainDecimal(INT64_MAX));
   info->add_option("--dtype", options->dtype, "Element type of every operand")
       ->transform(CLI::IsMember(KernelDTypeChoices(), CLI::ignore_case));

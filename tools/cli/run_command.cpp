@@ -60,8 +60,9 @@ constexpr int kMismatchesShown = 5;
 /// budget, and there is at most one block per thread).
 uint64_t RunMemoryBytes(const RunOptions& options, const std::vector<int64_t>& dims, aclDataType dtype) {
   constexpr uint64_t kCopiesPerTensor = 2;    // device memory and host copy
-  constexpr uint64_t kSelfShapedTensors = 3;  // self, target, out
-  uint64_t tensor_bytes = SaturatingMul(kSelfShapedTensors, TensorBytes(dims, dtype));
+  // self, target, out, and the fused call's gradInput
+  const uint64_t self_shaped_tensors = options.op == "fused" ? 4 : 3;
+  uint64_t tensor_bytes = SaturatingMul(self_shaped_tensors, TensorBytes(dims, dtype));
   for (const std::string* choice : {&options.grad_output, &options.weight, &options.pos_weight}) {
     const OperandShape shape = OperandShapeChoices().at(*choice);
     if (shape == OperandShape::kNone) continue;
@@ -136,38 +137,67 @@ struct Operands {
   const DeviceTensor& out;
 };
 
-/// Compares every element of out with the float64 reference; returns the mismatches.
-int64_t CheckAgainstReference(const Operands& o, int64_t reduction) {
-  const int64_t n = o.self.numel();
-  const int64_t row_len = o.self.dims().empty() ? 1 : o.self.dims().back();
-  const double scale = reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
-  // fp16 / bf16 / fp32 operands are computed in fp32, fp64 ones in fp64 (every operand has one dtype).
-  const aclDataType compute = o.out.dtype() == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
+/// What the reference says of one element: its value and the error bound of the kernel there.
+struct ElementReference {
+  double value;
+  double bound;
+};
+
+/// Compares each of @p n elements of @p got with @p reference(i); prints the first mismatches and
+/// a summary line; returns the mismatches.
+template <class Reference>
+int64_t CheckElements(const char* what, const DeviceTensor& got, int64_t n, Reference&& reference) {
   int64_t mismatches = 0;
   double worst_ratio = 0;
   double worst_error = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const ReferenceTerms ref =
-        ComputeReferenceTerms(o.self.Get(i), o.target.Get(i), *o.grad_output.At(i, row_len),
-                              o.weight.At(i, row_len), o.pos_weight.At(i, row_len), scale);
-    const double got = o.out.Get(i);
-    const double error = std::fabs(got - ref.g);
-    const double bound = ReferenceErrorBound(ref, compute, o.out.dtype());
-    if (!(error <= bound)) {
+    const ElementReference ref = reference(i);
+    const double value = got.Get(i);
+    const double error = std::fabs(value - ref.value);
+    if (!(error <= ref.bound) && !(std::isnan(value) && std::isnan(ref.value))) {
       if (mismatches < kMismatchesShown) {
-        std::printf("  mismatch at %lld: got %.9g, float64 reference %.9g, error %.3g > bound %.3g\n",
-                    static_cast<long long>(i), got, ref.g, error, bound);
+        std::printf("  %s mismatch at %lld: got %.9g, float64 reference %.9g, error %.3g > bound %.3g\n", what,
+                    static_cast<long long>(i), value, ref.value, error, ref.bound);
       }
       ++mismatches;
     }
     if (std::isfinite(error)) {
       worst_error = std::max(worst_error, error);
-      if (bound > 0) worst_ratio = std::max(worst_ratio, error / bound);
+      if (ref.bound > 0) worst_ratio = std::max(worst_ratio, error / ref.bound);
     }
   }
-  std::printf("check: %lld of %lld elements outside the error bound; max |error| %.3g, max error/bound %.3f\n",
-              static_cast<long long>(mismatches), static_cast<long long>(n), worst_error, worst_ratio);
+  std::printf("check %s: %lld of %lld elements outside the error bound; max |error| %.3g, max error/bound %.3f\n",
+              what, static_cast<long long>(mismatches), static_cast<long long>(n), worst_error, worst_ratio);
   return mismatches;
+}
+
+/// The gradient (the backward, or the fused call's gradInput @p grad with @p grad_output null
+/// meaning 1) against the float64 reference; returns the mismatches.
+int64_t CheckAgainstReference(const Operands& o, const DeviceTensor& grad, int64_t reduction) {
+  const int64_t n = o.self.numel();
+  const int64_t row_len = o.self.dims().empty() ? 1 : o.self.dims().back();
+  const double scale = reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
+  // fp16 / bf16 / fp32 operands are computed in fp32, fp64 ones in fp64 (every operand has one dtype).
+  const aclDataType compute = grad.dtype() == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
+  return CheckElements("gradient", grad, n, [&](int64_t i) {
+    const double dout = o.grad_output.get() != nullptr ? *o.grad_output.At(i, row_len) : 1.0;
+    const ReferenceTerms ref = ComputeReferenceTerms(o.self.Get(i), o.target.Get(i), dout, o.weight.At(i, row_len),
+                                                     o.pos_weight.At(i, row_len), scale);
+    return ElementReference{ref.g, ReferenceErrorBound(ref, compute, grad.dtype())};
+  });
+}
+
+/// The target gradient (--op target-backward) against its float64 reference.
+int64_t CheckTargetAgainstReference(const Operands& o, int64_t reduction) {
+  const int64_t n = o.self.numel();
+  const int64_t row_len = o.self.dims().empty() ? 1 : o.self.dims().back();
+  const double scale = reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
+  const aclDataType compute = o.out.dtype() == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
+  return CheckElements("target gradient", o.out, n, [&](int64_t i) {
+    const aclnn_cpu::bce_grad::TargetReferenceTerms ref = aclnn_cpu::bce_grad::ComputeTargetReferenceTerms(
+        o.self.Get(i), *o.grad_output.At(i, row_len), o.weight.At(i, row_len), o.pos_weight.At(i, row_len), scale);
+    return ElementReference{ref.g, aclnn_cpu::bce_grad::TargetErrorBound(ref, compute, o.out.dtype())};
+  });
 }
 
 /// The loss (--op forward) against its reference: every element for none, the exact mean or sum
@@ -176,27 +206,22 @@ int64_t CheckLossAgainstReference(const Operands& o, int64_t reduction) {
   const int64_t n = o.self.numel();
   const int64_t row_len = o.self.dims().empty() ? 1 : o.self.dims().back();
   const aclDataType compute = o.out.dtype() == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
+  const auto reference = [&](int64_t i) {
+    const aclnn_cpu::bce_loss::LossReferenceTerms ref = aclnn_cpu::bce_loss::ComputeLossReferenceTerms(
+        o.self.Get(i), o.target.Get(i), o.weight.At(i, row_len), o.pos_weight.At(i, row_len));
+    return ElementReference{ref.loss,
+                            aclnn_cpu::bce_loss::LossErrorBound(ref, compute, reduction == 0 ? o.out.dtype() : ACL_DOUBLE)};
+  };
+  if (reduction == 0) return CheckElements("loss", o.out, n, reference);
   int64_t mismatches = 0;
   double worst_ratio = 0;
   long double total = 0, total_bound = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const aclnn_cpu::bce_loss::LossReferenceTerms ref = aclnn_cpu::bce_loss::ComputeLossReferenceTerms(
-        o.self.Get(i), o.target.Get(i), o.weight.At(i, row_len), o.pos_weight.At(i, row_len));
-    const double bound = aclnn_cpu::bce_loss::LossErrorBound(ref, compute, reduction == 0 ? o.out.dtype() : ACL_DOUBLE);
-    total += ref.loss;
-    total_bound += bound;
-    if (reduction != 0) continue;
-    const double error = std::fabs(o.out.Get(i) - ref.loss);
-    if (!(error <= bound)) {
-      if (mismatches < kMismatchesShown) {
-        std::printf("  mismatch at %lld: got %.9g, reference %.9g, error %.3g > bound %.3g\n",
-                    static_cast<long long>(i), o.out.Get(i), ref.loss, error, bound);
-      }
-      ++mismatches;
-    }
-    if (std::isfinite(error) && bound > 0) worst_ratio = std::max(worst_ratio, error / bound);
+    const ElementReference ref = reference(i);
+    total += ref.value;
+    total_bound += ref.bound;
   }
-  if (reduction != 0) {
+  {
     const long double scale = reduction == 1 ? 1.0L / static_cast<long double>(n) : 1.0L;
     const double expected = static_cast<double>(total * scale);
     const double eps_out = aclnn_cpu::RoundingOf(o.out.dtype()).unit_roundoff;
@@ -208,7 +233,7 @@ int64_t CheckLossAgainstReference(const Operands& o, int64_t reduction) {
     }
     if (bound > 0) worst_ratio = error / bound;
   }
-  std::printf("check: %lld mismatches; max error/bound %.3f\n", static_cast<long long>(mismatches), worst_ratio);
+  std::printf("check loss: %lld mismatches; max error/bound %.3f\n", static_cast<long long>(mismatches), worst_ratio);
   return mismatches;
 }
 
@@ -222,41 +247,67 @@ int RunOnce(const RunOptions& options) {
   RefuseWhatCannotFit(options, dims, dtype);
 
   const bool forward = options.op == "forward";
+  const bool fused = options.op == "fused";
+  const bool of_target = options.op == "target-backward";
+  const bool has_loss = forward || fused;
   AclSession session;
   std::mt19937_64 rng(options.seed);
   // The loss with mean or sum writes one element; everything else is self's shape.
-  const std::vector<int64_t> out_dims = forward && reduction != 0 ? std::vector<int64_t>{} : dims;
+  const std::vector<int64_t> out_dims = has_loss && reduction != 0 ? std::vector<int64_t>{} : dims;
   DeviceTensor self(dims, dtype), target(dims, dtype), out(out_dims, dtype);
+  std::optional<DeviceTensor> grad;  // the fused call's gradInput
+  if (fused) grad.emplace(dims, dtype);
   FillUniform(self, kLogits, rng);
   FillUniform(target, kTargets, rng);
-  const BroadcastOperand grad_output(options.grad_output, dims, dtype, kGradOutputs, rng);
+  // The fused call takes a 0-dim gradOutput (--grad-output scalar) or none (1).
+  const std::string grad_output_choice = forward || (fused && options.grad_output != "scalar") ? "none" : options.grad_output;
+  const BroadcastOperand grad_output(grad_output_choice, dims, dtype, kGradOutputs, rng);
   const BroadcastOperand weight(options.weight, dims, dtype, kWeights, rng);
   const BroadcastOperand pos_weight(options.pos_weight, dims, dtype, kPosWeights, rng);
 
-  std::printf("%s: self %s %s (%s, format %s), gradOutput %s, weight %s, posWeight %s, reduction %s, seed %llu\n",
-              forward ? "aclnnBinaryCrossEntropyWithLogits" : "aclnnBinaryCrossEntropyWithLogitsBackward",
+  const char* api = forward ? "aclnnBinaryCrossEntropyWithLogits"
+                    : fused ? "aclnnBinaryCrossEntropyWithLogitsFused"
+                    : of_target ? "aclnnBinaryCrossEntropyWithLogitsTargetBackward"
+                                : "aclnnBinaryCrossEntropyWithLogitsBackward";
+  std::printf("%s: self %s %s (%s, format %s), gradOutput %s, weight %s, posWeight %s, reduction %s, seed %llu\n", api,
               ShapeText(dims).c_str(), options.dtype.c_str(), aclnn_cpu::DTypeName(dtype),
-              aclnn_cpu::FormatName(DeviceTensor::kFormat), forward ? "n/a" : grad_output.Describe().c_str(),
+              aclnn_cpu::FormatName(DeviceTensor::kFormat),
+              forward ? "n/a" : fused && grad_output.get() == nullptr ? "none (1)" : grad_output.Describe().c_str(),
               weight.Describe().c_str(), pos_weight.Describe().c_str(), options.reduction.c_str(),
               static_cast<unsigned long long>(options.seed));
   std::printf("CPU device: SIMD target %s, %d threads\n", aclnnCpuSimdTargetName(), aclnnCpuGetNumThreads());
 
-  const CallTiming timing =
-      forward ? RunForward(ForwardCall{&self, &target, weight.get(), pos_weight.get(), reduction, &out}, session.stream())
-              : RunBackward(BackwardCall{grad_output.get(), &self, &target, weight.get(), pos_weight.get(), reduction, &out},
-                            session.stream());
+  const ForwardCall forward_call{&self, &target, weight.get(), pos_weight.get(), reduction, &out};
+  CallTiming timing;
+  if (forward) {
+    timing = RunForward(forward_call, session.stream());
+  } else if (fused) {
+    timing = RunFused(FusedCall{forward_call, grad_output.get(), &*grad}, session.stream());
+  } else {
+    timing = RunBackward(BackwardCall{grad_output.get(), &self, &target, weight.get(), pos_weight.get(), reduction, &out,
+                                      of_target},
+                         session.stream());
+  }
   out.Download();
+  if (grad) grad->Download();
   std::printf("first phase %.3f ms, second phase + synchronize %.3f ms, workspace %llu bytes\n",
               timing.first_phase_ms, timing.second_phase_ms, static_cast<unsigned long long>(timing.workspace_bytes));
 
-  double sum = 0;
-  for (int64_t i = 0; i < out.numel(); ++i) sum += out.Get(i);
-  std::printf("checksum: sum %.17g, fnv1a 0x%016llx\n", sum, static_cast<unsigned long long>(Fnv1a(out.host_bytes())));
+  for (const DeviceTensor* result : {&out, grad ? &*grad : nullptr}) {
+    if (result == nullptr) continue;
+    double sum = 0;
+    for (int64_t i = 0; i < result->numel(); ++i) sum += result->Get(i);
+    std::printf("checksum%s: sum %.17g, fnv1a 0x%016llx\n", result == &out ? "" : " (gradInput)", sum,
+                static_cast<unsigned long long>(Fnv1a(result->host_bytes())));
+  }
 
   if (!options.check) return kExitSuccess;
   const Operands operands{self, target, grad_output, weight, pos_weight, out};
-  const int64_t mismatches =
-      forward ? CheckLossAgainstReference(operands, reduction) : CheckAgainstReference(operands, reduction);
+  int64_t mismatches = 0;
+  if (has_loss) mismatches += CheckLossAgainstReference(operands, reduction);
+  if (fused) mismatches += CheckAgainstReference(operands, *grad, reduction);
+  if (of_target) mismatches += CheckTargetAgainstReference(operands, reduction);
+  if (!has_loss && !of_target) mismatches += CheckAgainstReference(operands, out, reduction);
   return mismatches == 0 ? kExitSuccess : kExitCheckFailed;
 }
 
@@ -265,8 +316,10 @@ int RunOnce(const RunOptions& options) {
 void AddRunCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand("run", "Run the operator once on random data and print times and a checksum");
-  run->add_option("--op", options->op, "Operator: backward (the gradient) or forward (the loss)")
-      ->check(CLI::IsMember({"backward", "forward"}))
+  run->add_option("--op", options->op,
+                  "Operator: backward (the gradient), forward (the loss), target-backward (the gradient with "
+                  "respect to the target) or fused (the loss and the gradient in one pass)")
+      ->check(CLI::IsMember({"backward", "forward", "target-backward", "fused"}))
       ->capture_default_str();
   run->add_option("--shape", options->shape, "Shape of self, e.g. 4096x1024 ('scalar' for 0 dims)")
       ->check(ShapeValidator());
@@ -274,7 +327,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
       ->transform(CLI::IsMember(DTypeChoices(), CLI::ignore_case));
   run->add_option("--reduction", options->reduction, "Reduction of the forward loss")
       ->transform(CLI::IsMember(ReductionChoices(), CLI::ignore_case));
-  run->add_option("--grad-output", options->grad_output, "Shape of gradOutput (backward only): full, row ([C]) or scalar (0-dim)")
+  run->add_option("--grad-output", options->grad_output, "Shape of gradOutput (the backwards): full, row ([C]) or scalar (0-dim); fused: scalar, else none (1)")
       ->transform(CLI::IsMember({"full", "row", "scalar"}, CLI::ignore_case));
   run->add_option("--weight", options->weight, "Shape of weight: none, full, row ([C]) or scalar (0-dim)")
       ->transform(CLI::IsMember(OperandShapeChoices(), CLI::ignore_case));

@@ -223,7 +223,35 @@ TEST(CliRun, TheLossRunsWithEveryReductionAndPassesItsCheck) {
                                 "--pos-weight", "full", "--dtype", "fp16", "--check"});
     EXPECT_EQ(r.exit_code, kExitSuccess) << Printed(r);
     EXPECT_NE(r.out.find("aclnnBinaryCrossEntropyWithLogits: self [7,300] fp16"), std::string::npos) << Printed(r);
-    EXPECT_NE(r.out.find("check: 0 mismatches"), std::string::npos) << Printed(r);
+    EXPECT_NE(r.out.find("check loss: 0 "), std::string::npos) << Printed(r);
+  }
+}
+
+TEST(CliRun, TheTargetGradientAndTheFusedCallRunAndPassTheirChecks) {
+  for (const char* reduction : {"none", "mean"}) {
+    const CliResult target = RunCli({"run", "--op", "target-backward", "--shape", "7x300", "--reduction", reduction,
+                                     "--pos-weight", "row", "--grad-output", "full", "--check"});
+    EXPECT_EQ(target.exit_code, kExitSuccess) << Printed(target);
+    EXPECT_NE(target.out.find("aclnnBinaryCrossEntropyWithLogitsTargetBackward: self [7,300]"), std::string::npos)
+        << Printed(target);
+    EXPECT_NE(target.out.find("check target gradient: 0 of 2100 elements"), std::string::npos) << Printed(target);
+    const CliResult fused = RunCli({"run", "--op", "fused", "--shape", "7x300", "--reduction", reduction, "--weight",
+                                    "full", "--grad-output", "scalar", "--dtype", "bf16", "--check"});
+    EXPECT_EQ(fused.exit_code, kExitSuccess) << Printed(fused);
+    EXPECT_NE(fused.out.find("aclnnBinaryCrossEntropyWithLogitsFused: self [7,300] bf16"), std::string::npos)
+        << Printed(fused);
+    EXPECT_NE(fused.out.find("check loss: 0 "), std::string::npos) << Printed(fused);
+    EXPECT_NE(fused.out.find("check gradient: 0 of 2100 elements"), std::string::npos) << Printed(fused);
+    EXPECT_NE(fused.out.find("checksum (gradInput)"), std::string::npos) << Printed(fused);
+  }
+}
+
+TEST(CliInfo, ShowsTheTilingOfEveryOperator) {
+  for (const char* op : {"backward", "target-backward", "forward", "fused"}) {
+    const CliResult r = RunCli({"info", "--op", op, "--numel", "1000000", "--reduction", "mean"});
+    EXPECT_EQ(r.exit_code, kExitSuccess) << Printed(r);
+    EXPECT_NE(r.out.find(std::string("operator         ") + op), std::string::npos) << Printed(r);
+    EXPECT_NE(r.out.find("tiling on Atlas A2"), std::string::npos) << Printed(r);
   }
 }
 
