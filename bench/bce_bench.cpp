@@ -1,5 +1,7 @@
-// Benchmark of aclnnBinaryCrossEntropyWithLogitsBackward (the gradient) and
-// aclnnBinaryCrossEntropyWithLogits (the loss: "fwd" cases).
+// Benchmark of aclnnBinaryCrossEntropyWithLogitsBackward (the gradient),
+// aclnnBinaryCrossEntropyWithLogits (the loss: "fwd" cases) and
+// aclnnBinaryCrossEntropyWithLogitsFused (the loss and the gradient in one pass: "fused" cases,
+// also timed against the forward call followed by the backward call: fwd+bwd/fused).
 //
 // For each case it measures, interleaved in one run (this machine is noisy, so only ratios taken
 // side by side mean anything):
@@ -28,6 +30,7 @@
 #include "aclnn/aclnn_cpu.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"
 #include "common/dtype.h"
 #include "common/two_phase_call.h"
 #include "runtime/thread_pool.h"
@@ -50,7 +53,17 @@ using Clock = std::chrono::steady_clock;
 /// reordering dims by stride turns back into one dense run.
 /// kForwardNone / kForwardMean: the loss with four same-shape inputs (self, target, weight,
 /// posWeight), reduction none (an out of self's shape) or mean (one element).
-enum class Layout { kSameShape, kScalarDoutRowPosWeight, kTransposedInput, kAllTransposed, kForwardNone, kForwardMean };
+/// kFusedMean: the fused call on the same four inputs, mean, no gradOutput (1): the loss's one
+/// element and the gradient [n]; its roofline reads four streams and writes one.
+enum class Layout {
+  kSameShape,
+  kScalarDoutRowPosWeight,
+  kTransposedInput,
+  kAllTransposed,
+  kForwardNone,
+  kForwardMean,
+  kFusedMean
+};
 
 const char* LayoutName(Layout l) {
   switch (l) {
@@ -60,6 +73,7 @@ const char* LayoutName(Layout l) {
     case Layout::kAllTransposed: return "all transposed x6";
     case Layout::kForwardNone: return "fwd x4 none";
     case Layout::kForwardMean: return "fwd x4 mean";
+    case Layout::kFusedMean: return "fused x4 mean";
   }
   return "?";
 }
@@ -101,6 +115,7 @@ struct Case {
 
 struct Measurement {
   double op_s = 0, roofline_s = 0, torch_s = 0;
+  double separate_s = 0;  ///< fused cases: the forward call, then the backward call
   double bytes = 0;
 };
 
@@ -172,9 +187,11 @@ class Bench {
     const std::vector<int64_t> transposed{1, rows_};
     // Every operand but a transposed self walks its storage this way.
     const std::vector<int64_t> strides = c.layout == Layout::kAllTransposed ? transposed : std::vector<int64_t>{cols_, 1};
-    const bool forward = c.layout == Layout::kForwardNone || c.layout == Layout::kForwardMean;
+    const bool fused = c.layout == Layout::kFusedMean;
+    const bool forward = c.layout == Layout::kForwardNone || c.layout == Layout::kForwardMean || fused;
+    const bool one_out = c.layout == Layout::kForwardMean || fused;
     for (Buffer* b : {&x_, &y_}) b->Alloc(n, dt);
-    out_.Alloc(c.layout == Layout::kForwardMean ? 1 : static_cast<size_t>(n), dt);
+    out_.Alloc(one_out ? 1 : static_cast<size_t>(n), dt);
     x_.Fill(n, dt, rng, -8, 8);
     y_.Fill(n, dt, rng, 0, 1);
     if (c.layout == Layout::kTransposedInput) {
@@ -184,7 +201,7 @@ class Bench {
       x_.View(dims, strides, n, dt);
     }
     y_.View(dims, strides, n, dt);
-    if (c.layout == Layout::kForwardMean) {
+    if (one_out) {
       out_.View({}, {}, 1, dt);
     } else {
       out_.View(dims, strides, n, dt);
@@ -197,10 +214,17 @@ class Bench {
       }
       w_.Fill(n, dt, rng, 0, 2);
       pw_.Fill(n, dt, rng, 0.5, 3);
-      reduction_ = c.layout == Layout::kForwardMean ? 1 : 0;
-      // Four inputs, and out for none (the mean's one element does not count).
+      reduction_ = one_out ? 1 : 0;
+      // Four inputs, and out for none or the fused gradient (the mean's one element does not count).
       bytes_ = (c.layout == Layout::kForwardMean ? 4.0 : 5.0) * static_cast<double>(n) *
                static_cast<double>(aclDataTypeSize(dt));
+      if (fused) {
+        grad_.Alloc(static_cast<size_t>(n), dt);
+        grad_.View(dims, strides, n, dt);
+        one_.Alloc(1, dt);
+        one_.Fill(1, dt, rng, 1, 1);
+        one_.View({}, {}, 1, dt);
+      }
     } else if (c.layout == Layout::kScalarDoutRowPosWeight) {
       dout_.Alloc(1, dt);
       dout_.Fill(1, dt, rng, 0.5, 1.5);
@@ -228,10 +252,21 @@ class Bench {
   }
 
   double bytes() const { return bytes_; }
+  bool fused() const { return c_.layout == Layout::kFusedMean; }
 
   /// The whole call as a client makes it; the workspace is kept across calls, as a client
   /// running the same shape again would.
   void RunOp() {
+    if (c_.layout == Layout::kFusedMean) {
+      Check(aclnn_cpu::CallTwoPhase(
+          [&](uint64_t* workspace_size, aclOpExecutor** executor) {
+            return aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize(x_.tensor, y_.tensor, w_.tensor, pw_.tensor,
+                                                                          nullptr, reduction_, out_.tensor,
+                                                                          grad_.tensor, workspace_size, executor);
+          },
+          aclnnBinaryCrossEntropyWithLogitsFused, stream_, workspace_));
+      return;
+    }
     const bool forward = c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean;
     const aclnn_cpu::TwoPhaseResult r = forward ? aclnn_cpu::CallTwoPhase(
         [&](uint64_t* workspace_size, aclOpExecutor** executor) {
@@ -245,10 +280,25 @@ class Bench {
               executor);
         },
         aclnnBinaryCrossEntropyWithLogitsBackward, stream_, workspace_);
-    if (!r.ok()) {
-      std::fprintf(stderr, "%s: %d %s\n", r.failed_step, r.status, aclGetRecentErrMsg());
-      std::abort();
-    }
+    Check(r);
+  }
+
+  /// Fused cases: what the fused call replaces, the forward call and then the backward call
+  /// (gradOutput a 0-dim 1), each as a client makes it.
+  void RunSeparate() {
+    Check(aclnn_cpu::CallTwoPhase(
+        [&](uint64_t* workspace_size, aclOpExecutor** executor) {
+          return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(x_.tensor, y_.tensor, w_.tensor, pw_.tensor,
+                                                                   reduction_, out_.tensor, workspace_size, executor);
+        },
+        aclnnBinaryCrossEntropyWithLogits, stream_, workspace_));
+    Check(aclnn_cpu::CallTwoPhase(
+        [&](uint64_t* workspace_size, aclOpExecutor** executor) {
+          return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(one_.tensor, x_.tensor, y_.tensor,
+                                                                           w_.tensor, pw_.tensor, reduction_,
+                                                                           grad_.tensor, workspace_size, executor);
+        },
+        aclnnBinaryCrossEntropyWithLogitsBackward, stream_, second_workspace_));
   }
 
   void RunRoofline() {
@@ -273,10 +323,10 @@ class Bench {
   }
 
   void RunTorch() {
-    if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean) {
+    if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean || c_.layout == Layout::kFusedMean) {
       sink_ = torch::binary_cross_entropy_with_logits(t_x_, t_y_, t_w_, t_pw_,
                                                       reduction_ == 1 ? at::Reduction::Mean : at::Reduction::None);
-      return;
+      if (c_.layout != Layout::kFusedMean) return;
     }
     // PyTorch's backward of binary_cross_entropy_with_logits (FunctionsManual.cpp), op by op.
     torch::Tensor grad_input;
@@ -286,7 +336,7 @@ class Bench {
     } else {
       grad_input = t_x_.sigmoid() - t_y_;
     }
-    grad_input.mul_(t_dout_);
+    if (t_dout_.defined()) grad_input.mul_(t_dout_);
     if (t_w_.defined()) grad_input.mul_(t_w_);
     if (reduction_ == 1) grad_input.div_(static_cast<double>(c_.numel));
     sink_ = grad_input;
@@ -299,7 +349,7 @@ class Bench {
     RooflineJob<T> job;
     job.inputs.push_back(static_cast<const T*>(x_.data));
     job.inputs.push_back(static_cast<const T*>(y_.data));
-    if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean) {
+    if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean || c_.layout == Layout::kFusedMean) {
       job.inputs.push_back(static_cast<const T*>(w_.data));
       job.inputs.push_back(static_cast<const T*>(pw_.data));
     } else if (c_.layout != Layout::kScalarDoutRowPosWeight) {
@@ -307,7 +357,9 @@ class Bench {
       job.inputs.push_back(static_cast<const T*>(w_.data));
       job.inputs.push_back(static_cast<const T*>(pw_.data));
     }
-    job.out = c_.layout == Layout::kForwardMean ? nullptr : static_cast<T*>(out_.data);
+    job.out = c_.layout == Layout::kForwardMean ? nullptr
+              : c_.layout == Layout::kFusedMean   ? static_cast<T*>(grad_.data)
+                                                  : static_cast<T*>(out_.data);
     double partials[ACLNN_CPU_MAX_THREADS] = {};
     job.partials = partials;
     job.n = c_.numel;
@@ -329,7 +381,7 @@ class Bench {
     const std::vector<int64_t> strides = c_.layout == Layout::kAllTransposed ? transposed : std::vector<int64_t>{cols_, 1};
     t_x_ = Wrap(x_, {rows_, cols_}, c_.layout == Layout::kTransposedInput ? transposed : strides);
     t_y_ = Wrap(y_, {rows_, cols_}, strides);
-    if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean) {
+    if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean || c_.layout == Layout::kFusedMean) {
       t_w_ = Wrap(w_, {rows_, cols_}, strides);
       t_pw_ = Wrap(pw_, {rows_, cols_}, strides);
     } else if (c_.layout == Layout::kScalarDoutRowPosWeight) {
@@ -347,10 +399,17 @@ class Bench {
   Case c_;
   aclrtStream stream_;
   int64_t rows_ = 0, cols_ = 0;
-  Buffer x_, y_, dout_, w_, pw_, out_;
+  Buffer x_, y_, dout_, w_, pw_, out_, grad_, one_;
   int64_t reduction_ = 0;
   double bytes_ = 0;
-  aclnn_cpu::DeviceMemory workspace_;
+  aclnn_cpu::DeviceMemory workspace_, second_workspace_;
+
+  static void Check(const aclnn_cpu::TwoPhaseResult& r) {
+    if (!r.ok()) {
+      std::fprintf(stderr, "%s: %d %s\n", r.failed_step, r.status, aclGetRecentErrMsg());
+      std::abort();
+    }
+  }
 };
 
 /// Times fn over enough repetitions to take >= min_seconds, returns seconds per call.
@@ -381,9 +440,14 @@ Measurement Measure(Bench& b, int rounds) {
   const std::function<void()> torch_fn = [&] { b.RunTorch(); };
   const int torch_reps = torch_ok ? RepsFor(torch_fn, 0.01) : 0;
 #endif
+  std::vector<double> separate;
+  const bool fused = b.fused();
+  const std::function<void()> separate_fn = [&] { b.RunSeparate(); };
+  const int separate_reps = fused ? RepsFor(separate_fn, 0.01) : 0;
   for (int r = 0; r < rounds; ++r) {
     op.push_back(TimeOnce(op_fn, op_reps));
     roof.push_back(TimeOnce(roof_fn, roof_reps));
+    if (fused) separate.push_back(TimeOnce(separate_fn, separate_reps));
 #ifdef ACLNN_BCE_BENCH_WITH_TORCH
     if (torch_ok) torch_t.push_back(TimeOnce(torch_fn, torch_reps));
 #endif
@@ -392,6 +456,7 @@ Measurement Measure(Bench& b, int rounds) {
   m.op_s = Median(op);
   m.roofline_s = Median(roof);
   m.torch_s = torch_t.empty() ? 0 : Median(torch_t);
+  m.separate_s = separate.empty() ? 0 : Median(separate);
   m.bytes = b.bytes();
   return m;
 }
@@ -498,6 +563,7 @@ int main(int argc, char** argv) {
       if (n > max_numel) continue;
       cases.push_back({dt, n, Layout::kForwardNone});
       cases.push_back({dt, n, Layout::kForwardMean});
+      cases.push_back({dt, n, Layout::kFusedMean});
     }
   }
 
@@ -520,8 +586,16 @@ int main(int argc, char** argv) {
     std::printf("%-5s %-18s %7s %11.2f %9.2f %11.2f %9.3f %9s %10s\n", DTypeShortName(c.dtype), LayoutName(c.layout),
                 Human(c.numel).c_str(), m.op_s * 1e6, m.bytes / m.op_s / 1e9, m.roofline_s * 1e6, ratio, torch_col,
                 torch_roof_col);
+    if (m.separate_s > 0) {
+      std::printf("      fused: forward call + backward call %.2f us, fwd+bwd/fused %.3f\n", m.separate_s * 1e6,
+                  m.separate_s / m.op_s);
+    }
     std::fflush(stdout);
     const bool big = c.numel == (int64_t{16} << 20);
+    if (check && c.layout == Layout::kFusedMean && big && c.dtype == ACL_FLOAT) {
+      target(m.separate_s / m.op_s >= 1.6, "fused fp32 16Mi >= 1.6x faster than forward + backward");
+      target(ratio <= 1.15, "fused fp32 16Mi <= 1.15x roofline");
+    }
     if (check) {
       if (c.layout == Layout::kSameShape && big && c.dtype == ACL_FLOAT) target(ratio <= 1.15, "fp32 16Mi same-shape <= 1.15x roofline");
       if (c.layout == Layout::kSameShape && big && c.dtype == ACL_BF16) target(ratio <= 1.3, "bf16 16Mi same-shape <= 1.3x roofline");

@@ -140,8 +140,13 @@ struct LossKernel {
       one(x + i, y + i, HAS_WEIGHT ? w + i : nullptr, HAS_POS_WEIGHT ? pw + i : nullptr, out + i,
           WITH_GRADIENT ? g + i : nullptr, stream_tag);
     };
+    // Four independent vectors per iteration hide the latency of the long per-vector chain (exp,
+    // log1p, the divisions); each vector still runs exactly the same instructions.
     const auto main_loop = [&](auto stream_tag) HWY_ATTR {
       size_t k = 0;
+      for (; k + 4 * lanes <= count; k += 4 * lanes) {
+        for (size_t v = 0; v < 4; ++v) at(k + v * lanes, stream_tag);
+      }
       for (; k + lanes <= count; k += lanes) at(k, stream_tag);
       return k;
     };
