@@ -79,6 +79,13 @@ void RunSums(const LossLaunch& launch, uint64_t block, char* slice) {
   C* chunk = reinterpret_cast<C*>(slice + layout.tile_bytes);
   ChunkSum* sums = reinterpret_cast<ChunkSum*>(slice + layout.tile_bytes + layout.chunk_buffer_bytes);
   uint64_t filled = 0, done_chunks = 0;
+  const auto sum_chunk = [&](const C* losses, uint64_t n) {
+    if constexpr (std::is_same_v<C, float>) {
+      return launch.sum_chunk_float(losses, n);
+    } else {
+      return SumChunk(losses, n);
+    }
+  };
   LossTileOperands io = BlockOperands(launch);
   // Element runs arrive in the iteration space's order and the block starts on a chunk boundary
   // (Note [Deterministic reduction]): each run fills the chunk buffer from where it stands.
@@ -101,27 +108,15 @@ void RunSums(const LossLaunch& launch, uint64_t block, char* slice) {
           filled += static_cast<uint64_t>(take);
           done += take;
           if (filled == kSumChunkElems) {
-            sums[done_chunks++] = SumChunk(chunk, filled);
+            sums[done_chunks++] = sum_chunk(chunk, filled);
             filled = 0;
           }
         }
       });
-  if (filled != 0) sums[done_chunks++] = SumChunk(chunk, filled);
+  if (filled != 0) sums[done_chunks++] = sum_chunk(chunk, filled);
 }
 
 }  // namespace
-
-ChunkSum SumChunk(const float* losses, size_t n) {
-  // Four fp64 accumulators in a fixed interleave, joined in a fixed order: each fp32 loss is
-  // exact in fp64, and 1024 of them lose nothing fp32 could see.
-  double a[4] = {0, 0, 0, 0};
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (size_t k = 0; k < 4; ++k) a[k] += static_cast<double>(losses[i + k]);
-  }
-  for (; i < n; ++i) a[0] += static_cast<double>(losses[i]);
-  return ChunkSum{(a[0] + a[1]) + (a[2] + a[3]), 0};
-}
 
 ChunkSum SumChunk(const double* losses, size_t n) {
   CompensatedSum s;

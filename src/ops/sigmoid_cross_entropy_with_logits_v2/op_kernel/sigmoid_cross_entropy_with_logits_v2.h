@@ -43,8 +43,9 @@ struct LossTraits {
 // Note [Deterministic reduction]
 // mean and sum are computed in the same launch as the losses: stage 1's blocks compute the
 // losses of their elements in the compute type and sum each chunk of kSumChunkElems consecutive
-// elements (of the iteration space's order) in a fixed order, in fp64 (fp32 losses) or
-// compensated fp64 (fp64 losses); stage 2, one block, adds the chunk sums in chunk order with
+// elements (of the iteration space's order) in a fixed order, in fp64 (fp32 losses: sixteen
+// accumulators, element i to accumulator i mod 16, joined by a fixed tree, the same on every SIMD
+// target; SumChunkFloat) or compensated fp64 (fp64 losses); stage 2, one block, adds the chunk sums in chunk order with
 // compensation, divides by N for mean and rounds once to out's dtype. Chunk boundaries are fixed
 // multiples of kSumChunkElems: the tiling aligns blocks and tiles to whole chunks (its alignment
 // unit is one chunk), so no chunk is split between blocks and nothing depends on the thread count
@@ -82,8 +83,13 @@ constexpr uint32_t MakeLossKernelKey(KernelDType dtype, bool has_weight, bool ha
 }
 inline constexpr uint32_t kLossKernelKeyCount = kKernelDTypeCount * 16;
 
+struct ChunkSum;
+/// The sum of a chunk of fp32 losses (SumChunkFloat: one order on every target).
+using ChunkSumFloatFn = ChunkSum (*)(const float* losses, size_t n);
+
 struct LossKernelTable {
   LossTileFn compute[kLossKernelKeyCount];
+  ChunkSumFloatFn sum_chunk_float;
   const char* target_name;
 };
 /// The tile computes of the best SIMD target of this CPU.
@@ -94,8 +100,8 @@ struct ChunkSum {
   double hi = 0;
   double lo = 0;
 };
-/// The sums of @p n losses in a fixed order: fp64 for float, compensated (Neumaier) for double.
-ChunkSum SumChunk(const float* losses, size_t n);
+/// The compensated (Neumaier) sum of @p n fp64 losses in order. fp32 losses are summed by the
+/// kernel table's sum_chunk_float (fp64, sixteen accumulators in a fixed order).
 ChunkSum SumChunk(const double* losses, size_t n);
 
 /// Everything the blocks of a launch need.
@@ -104,6 +110,7 @@ struct LossLaunch {
   KernelDType kernel_dtype = KernelDType::kFloat;
   ReductionType reduction = ReductionType::kNone;
   LossTileFn compute = nullptr;
+  ChunkSumFloatFn sum_chunk_float = nullptr;  ///< mean and sum of fp32 losses
   IterSpace space;
   GlobalOperand operands[kOperandCount];  ///< absent: see Note [Names]
   uint64_t total_elems = 0;               ///< N, for mean

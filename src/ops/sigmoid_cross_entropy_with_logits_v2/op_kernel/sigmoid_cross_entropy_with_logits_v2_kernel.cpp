@@ -18,6 +18,7 @@ const LossKernelTable* GetLossKernelTable() {
     FillLossKernels<hwy::float16_t>(t.compute, KernelDType::kFloat16);
     FillLossKernels<hwy::bfloat16_t>(t.compute, KernelDType::kBFloat16);
     FillLossKernels<double>(t.compute, KernelDType::kDouble);
+    t.sum_chunk_float = &SumChunkFloat;
     t.target_name = hwy::TargetName(HWY_TARGET);
     return t;
   }();
