@@ -11,6 +11,9 @@ set -euo pipefail
 build_dir=$1 source_dir=$2 work=$3
 samples=(test_aclnn_sigmoid_cross_entropy_with_logits_grad_v2.cpp test_aclnn_binary_cross_entropy_with_logits.cpp)
 headers=(aclnn_binary_cross_entropy_with_logits_backward.h aclnn_binary_cross_entropy_with_logits.h)
+# Every public operator header, the two above with a CANN sample each and the two without one.
+all_headers=("${headers[@]}" aclnn_binary_cross_entropy_with_logits_target_backward.h
+             aclnn_binary_cross_entropy_with_logits_fused.h)
 
 rm -rf "$work"
 mkdir -p "$work"
@@ -21,7 +24,7 @@ cmake --install "$build_dir" --prefix "$prefix" > "$work/install.log"
 for name in ascendcl acl_rt nnopbase opapi opapi_nn opapi_math cust_opapi; do
   [ -e "$prefix/lib64/lib$name.so" ] || { echo "missing lib64/lib$name.so"; exit 1; }
 done
-for f in set_env.sh include/acl/acl.h include/aclnn/acl_meta.h "${headers[@]/#/include/aclnnop/}"; do
+for f in set_env.sh include/acl/acl.h include/aclnn/acl_meta.h "${all_headers[@]/#/include/aclnnop/}"; do
   [ -e "$prefix/$f" ] || { echo "missing $f"; exit 1; }
 done
 
