@@ -1,0 +1,30 @@
+"""aclnn_bce: CANN's binary cross entropy with logits on the CPU, for numpy and PyTorch.
+
+The loss, its gradient with respect to the logits and to the labels, and a fused loss+gradient,
+computed by the library's C API (the operators aclnnBinaryCrossEntropyWithLogits,
+...Backward, ...TargetBackward and ...Fused) over numpy arrays and CPU torch tensors without
+copying them. ``aclnn_bce.torch`` makes them PyTorch operators with autograd; ``python -m
+aclnn_bce`` (the ``aclnn-bce`` command) writes golden data and compares an NPU's output with it.
+"""
+
+from ._aclnn_bce import get_num_threads, set_num_threads, simd_target
+from ._api import (
+    REDUCTIONS,
+    binary_cross_entropy_with_logits,
+    binary_cross_entropy_with_logits_backward,
+    binary_cross_entropy_with_logits_fused,
+    binary_cross_entropy_with_logits_target_backward,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "REDUCTIONS",
+    "binary_cross_entropy_with_logits",
+    "binary_cross_entropy_with_logits_backward",
+    "binary_cross_entropy_with_logits_target_backward",
+    "binary_cross_entropy_with_logits_fused",
+    "get_num_threads",
+    "set_num_threads",
+    "simd_target",
+]

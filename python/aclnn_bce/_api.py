@@ -1,0 +1,259 @@
+"""The four operators on arrays: numpy arrays and CPU torch tensors, without copying.
+
+Every function describes its arrays to the library as they are (shape, strides, dtype, data
+pointer), runs the operator's two phases with the GIL released and waits for the result before it
+returns, so the operands only have to live for the call. Results have the caller's array type:
+the type of ``input`` (numpy in, numpy out; torch in, torch out).
+
+What the library checks it reports with its own message (the parameter and the rule; the library
+calls ``input`` "self", as CANN does): ``TypeError`` for a dtype rule, ``ValueError`` for any other.
+What this layer checks itself (array types, devices, the reduction's name) raises the same
+classes with a message of the same form.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _aclnn_bce as _ext
+
+__all__ = [
+    "binary_cross_entropy_with_logits",
+    "binary_cross_entropy_with_logits_backward",
+    "binary_cross_entropy_with_logits_target_backward",
+    "binary_cross_entropy_with_logits_fused",
+    "REDUCTIONS",
+]
+
+#: The reductions by name, with the values the C API takes (0 none, 1 mean, 2 sum).
+REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+_FORWARD, _BACKWARD, _TARGET_BACKWARD, _FUSED = 0, 1, 2, 3
+# Bit positions of the extension's bf16_mask (the slots of aclnn_bce_module.cpp).
+_SELF, _TARGET, _WEIGHT, _POS_WEIGHT, _GRAD_OUTPUT, _OUT, _GRAD_INPUT = range(7)
+
+try:  # numpy's bfloat16 comes from ml_dtypes, an optional dependency
+    import ml_dtypes as _ml_dtypes
+
+    _NP_BF16: Optional[np.dtype] = np.dtype(_ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - exercised only without ml_dtypes
+    _NP_BF16 = None
+
+Array = Any  # numpy.ndarray or torch.Tensor
+Scalar = Union[float, int]
+
+
+def _torch_module():
+    """torch if the process has imported it (a caller passing tensors has); never imports it."""
+    return sys.modules.get("torch")
+
+
+def _is_tensor(x: Any) -> bool:
+    torch = _torch_module()
+    return torch is not None and isinstance(x, torch.Tensor)
+
+
+def _reduction_value(reduction: Union[str, int]) -> int:
+    if isinstance(reduction, str):
+        value = REDUCTIONS.get(reduction)
+        if value is None:
+            raise ValueError(f"reduction {reduction!r} must be one of 'none', 'mean', 'sum'")
+        return value
+    if isinstance(reduction, (int, np.integer)) and not isinstance(reduction, bool):
+        # Passed to the library as it is: its own rule ([0, 2]) refuses anything else.
+        return int(reduction)
+    raise TypeError(f"reduction must be a str ('none', 'mean', 'sum') or an int, not {type(reduction).__name__}")
+
+
+class _Call:
+    """One call's operands: the array family (numpy or torch, from ``input``), the arrays as the
+    extension takes them, and which of them are numpy bfloat16 passed as their uint16 view."""
+
+    def __init__(self, input: Array):
+        if _is_tensor(input):
+            self.torch = _torch_module()
+        elif isinstance(input, np.ndarray):
+            self.torch = None
+        else:
+            raise TypeError(f"input must be a numpy.ndarray or a torch.Tensor, not {type(input).__name__}")
+        self.bf16_mask = 0
+        self.input_dtype = input.dtype
+        self.copies: list = []  # (written, out): numpy outs with negative strides, written through a copy
+
+    def finish(self) -> None:
+        for written, given in self.copies:
+            given[...] = written
+
+    def operand(self, x: Any, name: str, slot: int) -> Any:
+        """An input as the extension takes it (None stays None). Python and numpy scalars become
+        0-dim arrays of input's dtype; numpy inputs with negative strides are copied (the library
+        describes views with strides >= 0), every other array is passed as it is."""
+        if x is None:
+            return None
+        if self.torch is not None:
+            if isinstance(x, self.torch.Tensor):
+                if x.device.type != "cpu":
+                    raise ValueError(f"{name} must be a CPU tensor, not on {x.device}")
+                return x.detach() if x.requires_grad else x
+            if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool):
+                return self.torch.tensor(float(x), dtype=self.input_dtype)
+            raise TypeError(f"{name} must be a torch.Tensor like input, not {type(x).__name__}")
+        if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool):
+            x = np.asarray(x, dtype=self.input_dtype)
+        if not isinstance(x, np.ndarray):
+            raise TypeError(f"{name} must be a numpy.ndarray like input, not {type(x).__name__}")
+        if any(s < 0 for s in x.strides):
+            x = np.ascontiguousarray(x)
+        return self._bf16_view(x, slot)
+
+    def output(self, given: Any, name: str, slot: int, shape: Tuple[int, ...], dtype: Any) -> Tuple[Any, Any]:
+        """(the array the extension writes, the array returned): a new array of input's family, or
+        the caller's ``out``. A numpy ``out`` with negative strides is written through a copy."""
+        if given is None:
+            if self.torch is not None:
+                new = self.torch.empty(shape, dtype=dtype)
+                return new, new
+            new = np.empty(shape, dtype=dtype)
+            return self._bf16_view(new, slot), new
+        if self.torch is not None:
+            if not isinstance(given, self.torch.Tensor):
+                raise TypeError(f"{name} must be a torch.Tensor like input, not {type(given).__name__}")
+            if given.device.type != "cpu":
+                raise ValueError(f"{name} must be a CPU tensor, not on {given.device}")
+            return given.detach() if given.requires_grad else given, given
+        if not isinstance(given, np.ndarray):
+            raise TypeError(f"{name} must be a numpy.ndarray like input, not {type(given).__name__}")
+        if not given.flags.writeable:
+            raise ValueError(f"{name} must be writable")
+        if any(s < 0 for s in given.strides):
+            temp = np.empty(given.shape, dtype=given.dtype)
+            self.copies.append((temp, given))
+            return self._bf16_view(temp, slot), given
+        return self._bf16_view(given, slot), given
+
+    def _bf16_view(self, x: np.ndarray, slot: int) -> np.ndarray:
+        if _NP_BF16 is not None and x.dtype == _NP_BF16:
+            self.bf16_mask |= 1 << slot
+            return x.view(np.uint16)
+        return x
+
+
+def _loss_shape(input: Array, reduction: int) -> Tuple[int, ...]:
+    return tuple(input.shape) if reduction == 0 else ()
+
+
+def binary_cross_entropy_with_logits(
+    input: Array,
+    target: Array,
+    weight: Optional[Array] = None,
+    pos_weight: Optional[Array] = None,
+    reduction: Union[str, int] = "mean",
+    out: Optional[Array] = None,
+) -> Array:
+    """The loss, ``aclnnBinaryCrossEntropyWithLogits``: per element
+    ``weight * (pos_weight * y * softplus(-x) + (1 - y) * softplus(x))``, then ``reduction``.
+
+    input (logits) and target have one shape; weight and pos_weight broadcast to it. The result has
+    target's dtype: input's shape for 'none', a 0-dim array for 'mean' and 'sum' (the mean and sum
+    are deterministic: the same bits for any thread count). Any strides, 0-dim arrays and
+    float16 / bfloat16 / float32 / float64 in any mix; ``out`` receives the result in place.
+    """
+    red = _reduction_value(reduction)
+    call = _Call(input)
+    x = call.operand(input, "input", _SELF)
+    y = call.operand(target, "target", _TARGET)
+    if y is None:
+        raise TypeError("target must be an array, not None")
+    w = call.operand(weight, "weight", _WEIGHT)
+    pw = call.operand(pos_weight, "pos_weight", _POS_WEIGHT)
+    written, returned = call.output(out, "out", _OUT, _loss_shape(input, red), target.dtype)
+    _ext.run(_FORWARD, x, y, w, pw, None, red, written, None, call.bf16_mask)
+    call.finish()
+    return returned
+
+
+def _gradient(op: int, grad_output: Array, input: Array, target: Array, weight: Optional[Array],
+              pos_weight: Optional[Array], reduction: Union[str, int], out: Optional[Array],
+              out_name: str) -> Array:
+    red = _reduction_value(reduction)
+    call = _Call(input)
+    x = call.operand(input, "input", _SELF)
+    y = call.operand(target, "target", _TARGET)
+    g = call.operand(grad_output, "grad_output", _GRAD_OUTPUT)
+    if y is None or g is None:
+        raise TypeError(("target" if y is None else "grad_output") + " must be an array, not None")
+    w = call.operand(weight, "weight", _WEIGHT)
+    pw = call.operand(pos_weight, "pos_weight", _POS_WEIGHT)
+    written, returned = call.output(out, out_name, _OUT, tuple(input.shape), target.dtype)
+    _ext.run(op, x, y, w, pw, g, red, written, None, call.bf16_mask)
+    call.finish()
+    return returned
+
+
+def binary_cross_entropy_with_logits_backward(
+    grad_output: Array,
+    input: Array,
+    target: Array,
+    weight: Optional[Array] = None,
+    pos_weight: Optional[Array] = None,
+    reduction: Union[str, int] = "mean",
+    out: Optional[Array] = None,
+) -> Array:
+    """The gradient with respect to input, ``aclnnBinaryCrossEntropyWithLogitsBackward``:
+    ``((1 - y) * sigmoid(x) - pos_weight * y * sigmoid(-x)) * grad_output * weight`` (``/ N`` for
+    'mean'), without cancellation. grad_output, weight and pos_weight broadcast to input's shape
+    (grad_output may be a Python number); the result has input's shape and target's dtype.
+    """
+    return _gradient(_BACKWARD, grad_output, input, target, weight, pos_weight, reduction, out, "out")
+
+
+def binary_cross_entropy_with_logits_target_backward(
+    grad_output: Array,
+    input: Array,
+    target: Array,
+    weight: Optional[Array] = None,
+    pos_weight: Optional[Array] = None,
+    reduction: Union[str, int] = "mean",
+    out: Optional[Array] = None,
+) -> Array:
+    """The gradient with respect to target, ``aclnnBinaryCrossEntropyWithLogitsTargetBackward``
+    (PyTorch's ``binary_cross_entropy_with_logits_target_backward``): with pos_weight
+    ``(log_sigmoid(-x) - pos_weight * log_sigmoid(x)) * grad_output * weight``, without it
+    ``-x * grad_output * weight`` (``/ N`` for 'mean'). target's values are not read (only its
+    shape and dtype). The result has input's shape and target's dtype.
+    """
+    return _gradient(_TARGET_BACKWARD, grad_output, input, target, weight, pos_weight, reduction, out, "out")
+
+
+def binary_cross_entropy_with_logits_fused(
+    input: Array,
+    target: Array,
+    weight: Optional[Array] = None,
+    pos_weight: Optional[Array] = None,
+    reduction: Union[str, int] = "mean",
+    grad_output: Optional[Union[Array, Scalar]] = None,
+    out: Optional[Array] = None,
+    grad_input: Optional[Array] = None,
+) -> Tuple[Array, Array]:
+    """The loss and its gradient with respect to input in one pass over the inputs,
+    ``aclnnBinaryCrossEntropyWithLogitsFused`` (an extension of this library; CANN has no such
+    call): returns ``(loss, grad)``, bitwise what the forward and the backward return for the
+    one-element ``grad_output`` (None: 1), the training-loop case.
+    """
+    red = _reduction_value(reduction)
+    call = _Call(input)
+    x = call.operand(input, "input", _SELF)
+    y = call.operand(target, "target", _TARGET)
+    if y is None:
+        raise TypeError("target must be an array, not None")
+    w = call.operand(weight, "weight", _WEIGHT)
+    pw = call.operand(pos_weight, "pos_weight", _POS_WEIGHT)
+    g = call.operand(grad_output, "grad_output", _GRAD_OUTPUT)
+    loss_written, loss = call.output(out, "out", _OUT, _loss_shape(input, red), target.dtype)
+    grad_written, grad = call.output(grad_input, "grad_input", _GRAD_INPUT, tuple(input.shape), target.dtype)
+    _ext.run(_FUSED, x, y, w, pw, g, red, loss_written, grad_written, call.bf16_mask)
+    call.finish()
+    return loss, grad

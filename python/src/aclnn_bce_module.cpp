@@ -1,0 +1,244 @@
+// The Python extension `aclnn_bce._aclnn_bce`: the four operators' two-phase calls over arrays that
+// nanobind imports without copying (numpy through the buffer protocol, torch and any other CPU
+// array through DLPack). The Python layer (aclnn_bce/_api.py) checks the call's form, allocates
+// the outputs in the caller's array type and passes every operand here; this file only describes
+// the arrays to the library as aclTensors, runs both phases with the GIL released, waits for the
+// launch and turns a refusal into a Python exception carrying the library's message.
+//
+// Lifetimes: the call is synchronous (the stream is synchronized before returning), and the
+// arrays are arguments of this call, so every operand outlives the launch.
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "acl/acl.h"
+#include "aclnn/aclnn_cpu.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits_target_backward.h"
+
+namespace nb = nanobind;
+
+namespace {
+
+using Array = nb::ndarray<nb::ro, nb::device::cpu>;   ///< an input (read-only arrays too)
+using OutArray = nb::ndarray<nb::device::cpu>;        ///< an output (writable)
+using OptArray = std::optional<Array>;
+using OptOutArray = std::optional<OutArray>;
+
+enum class Op : int { kForward = 0, kBackward = 1, kTargetBackward = 2, kFused = 3 };
+
+/// An exception raised with the GIL held, after the call: the library's message and its class.
+struct Refusal {
+  enum Kind { kNone, kValue, kType, kRuntime } kind = kNone;
+  std::string message;
+};
+
+/// The aclDataType of a DLPack dtype (an ml_dtypes bfloat16 numpy array arrives as its uint16
+/// view with @p bf16 set: numpy exports no bfloat16 of its own). Integer, bool and complex arrays
+/// map to their CANN types, so that the library's own dtype rule refuses them with its message.
+aclDataType ToAclType(nb::dlpack::dtype t, bool bf16) {
+  using nb::dlpack::dtype_code;
+  if (bf16 && t.code == static_cast<uint8_t>(dtype_code::UInt) && t.bits == 16) return ACL_BF16;
+  switch (static_cast<dtype_code>(t.code)) {
+    case dtype_code::Float:
+      return t.bits == 16 ? ACL_FLOAT16 : t.bits == 32 ? ACL_FLOAT : t.bits == 64 ? ACL_DOUBLE : ACL_DT_UNDEFINED;
+    case dtype_code::Bfloat: return t.bits == 16 ? ACL_BF16 : ACL_DT_UNDEFINED;
+    case dtype_code::Int:
+      return t.bits == 8 ? ACL_INT8 : t.bits == 16 ? ACL_INT16 : t.bits == 32 ? ACL_INT32 : t.bits == 64 ? ACL_INT64
+                                                                                                          : ACL_DT_UNDEFINED;
+    case dtype_code::UInt:
+      return t.bits == 8 ? ACL_UINT8 : t.bits == 16 ? ACL_UINT16 : t.bits == 32 ? ACL_UINT32 : t.bits == 64 ? ACL_UINT64
+                                                                                                            : ACL_DT_UNDEFINED;
+    case dtype_code::Bool: return ACL_BOOL;
+    case dtype_code::Complex: return t.bits == 64 ? ACL_COMPLEX64 : t.bits == 128 ? ACL_COMPLEX128 : ACL_DT_UNDEFINED;
+    default: return ACL_DT_UNDEFINED;
+  }
+}
+
+/// An aclTensor over an array, destroyed with this object.
+class Tensor {
+ public:
+  Tensor() = default;
+  Tensor(const Tensor&) = delete;
+  Tensor& operator=(const Tensor&) = delete;
+  ~Tensor() {
+    if (tensor_ != nullptr) aclDestroyTensor(tensor_);
+  }
+
+  /// Describes @p a as a view over the storage it spans (storage dims [extent], offset 0). Throws
+  /// nb::value_error / nb::type_error naming @p name for what aclCreateTensor cannot describe.
+  template <typename A>
+  void Describe(const A& a, bool bf16, const char* name) {
+    const size_t rank = a.ndim();
+    if (rank > 32) throw nb::value_error((std::string(name) + ": more than 32 dims").c_str());
+    int64_t dims[32], strides[32];
+    int64_t extent = 1;
+    bool empty = false;
+    for (size_t k = 0; k < rank; ++k) {
+      dims[k] = static_cast<int64_t>(a.shape(k));
+      strides[k] = a.stride(k);
+      if (dims[k] == 0) empty = true;
+      // The Python layer copies inputs with negative strides; here one is a bug of the caller.
+      if (strides[k] < 0) throw nb::value_error((std::string(name) + ": negative strides are not supported").c_str());
+    }
+    if (!empty) {
+      for (size_t k = 0; k < rank; ++k) extent += (dims[k] - 1) * strides[k];
+    } else {
+      extent = 0;
+    }
+    const aclDataType dtype = ToAclType(a.dtype(), bf16);
+    if (dtype == ACL_DT_UNDEFINED) {
+      throw nb::type_error((std::string(name) + ": an array dtype the library has no name for").c_str());
+    }
+    const int64_t storage[1] = {extent};
+    tensor_ = aclCreateTensor(rank == 0 ? nullptr : dims, rank, dtype, rank == 0 ? nullptr : strides, 0,
+                              ACL_FORMAT_ND, storage, 1, const_cast<void*>(a.data()));
+    if (tensor_ == nullptr) throw nb::value_error((std::string(name) + ": " + aclGetRecentErrMsg()).c_str());
+  }
+  aclTensor* get() const { return tensor_; }
+
+ private:
+  aclTensor* tensor_ = nullptr;
+};
+
+/// A workspace per calling thread, grown on demand, reused across calls: each call waits for its
+/// launch, so the next call on the thread finds it free.
+void* Workspace(uint64_t bytes) {
+  struct Buffer {
+    void* data = nullptr;
+    uint64_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (bytes <= buffer.size) return buffer.data;
+  const uint64_t rounded = (bytes + 63) / 64 * 64;
+  void* data = std::aligned_alloc(64, rounded);
+  if (data == nullptr) return nullptr;
+  std::free(buffer.data);
+  buffer.data = data;
+  buffer.size = rounded;
+  return data;
+}
+
+Refusal RefusalOf(aclnnStatus status) {
+  Refusal r;
+  r.message = aclGetRecentErrMsg();
+  if (status == ACLNN_ERR_PARAM_NULLPTR || status == ACLNN_ERR_PARAM_INVALID) {
+    r.kind = r.message.find(" dtype ") != std::string::npos ? Refusal::kType : Refusal::kValue;
+  } else {
+    r.kind = Refusal::kRuntime;
+  }
+  return r;
+}
+
+/// Both phases and the wait, on the calling thread without the GIL.
+Refusal RunOp(Op op, const aclTensor* self, const aclTensor* target, const aclTensor* weight,
+              const aclTensor* pos_weight, const aclTensor* grad_output, int64_t reduction, aclTensor* out,
+              aclTensor* grad_input) {
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  aclnnStatus status = ACLNN_SUCCESS;
+  switch (op) {
+    case Op::kForward:
+      status = aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(self, target, weight, pos_weight, reduction, out,
+                                                                 &workspace_size, &executor);
+      break;
+    case Op::kBackward:
+      status = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(grad_output, self, target, weight, pos_weight,
+                                                                         reduction, out, &workspace_size, &executor);
+      break;
+    case Op::kTargetBackward:
+      status = aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
+          grad_output, self, target, weight, pos_weight, reduction, out, &workspace_size, &executor);
+      break;
+    case Op::kFused:
+      status = aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize(
+          self, target, weight, pos_weight, grad_output, reduction, out, grad_input, &workspace_size, &executor);
+      break;
+  }
+  if (status != ACLNN_SUCCESS) return RefusalOf(status);
+  void* workspace = nullptr;
+  if (workspace_size > 0) {
+    workspace = Workspace(workspace_size);
+    if (workspace == nullptr) {
+      aclDestroyAclOpExecutor(executor);
+      return {Refusal::kRuntime, "out of memory: a workspace of " + std::to_string(workspace_size) + " bytes"};
+    }
+  }
+  switch (op) {
+    case Op::kForward: status = aclnnBinaryCrossEntropyWithLogits(workspace, workspace_size, executor, nullptr); break;
+    case Op::kBackward:
+      status = aclnnBinaryCrossEntropyWithLogitsBackward(workspace, workspace_size, executor, nullptr);
+      break;
+    case Op::kTargetBackward:
+      status = aclnnBinaryCrossEntropyWithLogitsTargetBackward(workspace, workspace_size, executor, nullptr);
+      break;
+    case Op::kFused:
+      status = aclnnBinaryCrossEntropyWithLogitsFused(workspace, workspace_size, executor, nullptr);
+      break;
+  }
+  if (status != ACLNN_SUCCESS) return RefusalOf(status);
+  if (aclrtSynchronizeStream(nullptr) != ACL_SUCCESS) return RefusalOf(ACLNN_ERR_RUNTIME_ERROR);
+  return {};
+}
+
+/// Bits of @p bf16_mask: which operands are ml_dtypes bfloat16 arrays passed as their uint16 view.
+enum Slot : unsigned { kSelf = 0, kTarget, kWeight, kPosWeight, kGradOutput, kOut, kGradInput };
+
+void Run(int op, const Array& self, const Array& target, const OptArray& weight, const OptArray& pos_weight,
+         const OptArray& grad_output, int64_t reduction, const OutArray& out, const OptOutArray& grad_input,
+         unsigned bf16_mask) {
+  if (op < 0 || op > 3) throw nb::value_error("op must be 0 (forward), 1 (backward), 2 (target backward) or 3 (fused)");
+  auto bf16 = [&](Slot s) { return (bf16_mask >> s & 1u) != 0; };
+  Tensor t_self, t_target, t_weight, t_pos_weight, t_grad_output, t_out, t_grad_input;
+  t_self.Describe(self, bf16(kSelf), "input");
+  t_target.Describe(target, bf16(kTarget), "target");
+  if (weight) t_weight.Describe(*weight, bf16(kWeight), "weight");
+  if (pos_weight) t_pos_weight.Describe(*pos_weight, bf16(kPosWeight), "pos_weight");
+  if (grad_output) t_grad_output.Describe(*grad_output, bf16(kGradOutput), "grad_output");
+  t_out.Describe(out, bf16(kOut), "out");
+  if (grad_input) t_grad_input.Describe(*grad_input, bf16(kGradInput), "grad_input");
+  Refusal refusal;
+  {
+    nb::gil_scoped_release release;
+    refusal = RunOp(static_cast<Op>(op), t_self.get(), t_target.get(), t_weight.get(), t_pos_weight.get(),
+                    t_grad_output.get(), reduction, t_out.get(), t_grad_input.get());
+  }
+  switch (refusal.kind) {
+    case Refusal::kNone: return;
+    case Refusal::kType: throw nb::type_error(refusal.message.c_str());
+    case Refusal::kValue: throw nb::value_error(refusal.message.c_str());
+    case Refusal::kRuntime: throw std::runtime_error(refusal.message);
+  }
+}
+
+}  // namespace
+
+NB_MODULE(_aclnn_bce, m) {
+  m.doc() = "The library's C API for aclnn_bce (use the functions of the aclnn_bce package).";
+  m.def("run", &Run, nb::arg("op"), nb::arg("self"), nb::arg("target"), nb::arg("weight").none(),
+        nb::arg("pos_weight").none(), nb::arg("grad_output").none(), nb::arg("reduction"), nb::arg("out"),
+        nb::arg("grad_input").none(), nb::arg("bf16_mask"),
+        "Runs one operator's two phases over the arrays and waits for the result (op: 0 forward, 1 backward, "
+        "2 target backward, 3 fused). Raises ValueError or TypeError with the library's message.");
+  m.def(
+      "simd_target", [] { return std::string(aclnnCpuSimdTargetName()); },
+      "The SIMD instruction set the kernels run with on this CPU (e.g. 'AVX3').");
+  m.def(
+      "set_num_threads",
+      [](int n) {
+        if (aclnnCpuSetNumThreads(n) != ACL_SUCCESS) throw nb::value_error(aclGetRecentErrMsg());
+      },
+      nb::arg("n"), "Sets the number of threads the kernels use (aclnnCpuSetNumThreads).");
+  m.def("get_num_threads", &aclnnCpuGetNumThreads, "The number of threads the kernels use.");
+}
