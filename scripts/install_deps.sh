@@ -8,6 +8,7 @@ PACKAGES=(
   libhwy-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev lld-14 valgrind
   libtorch-dev python3-torch
+  python3-venv python3-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One command from a fresh Debian 12 machine to every test passing: dependencies, the release
-# build with all unit, differential and installed-package tests, then the sanitizer builds.
+# build with all unit, differential and installed-package tests, the Python package (a virtual
+# environment from PyPI, pip install ., pytest), then the sanitizer builds and fuzzing.
 #   scripts/test.sh            everything
-#   scripts/test.sh --quick    the release build's tests only
+#   scripts/test.sh --quick    the release build's tests and the Python tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
@@ -16,6 +17,10 @@ stage "release build and tests"
 cmake --preset release >/dev/null
 cmake --build --preset release
 ctest --preset release -j2 -LE slow
+
+stage "Python package: pip install . into .venv, then its tests"
+scripts/python_env.sh
+.venv/bin/python -m pytest -q -p no:cacheprovider python/tests  # imports the installed package
 
 [ $quick = 1 ] && exit 0
 

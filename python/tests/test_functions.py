@@ -1,0 +1,414 @@
+"""The four functions of aclnn_bce on numpy arrays and CPU torch tensors.
+
+Every result is compared element by element with a float64 reference computed by PyTorch from the
+inputs as the library reads them (rounded to their dtypes), within a bound of a few units of
+roundoff of the compute type times the magnitude of the terms that are added (so cancellation in
+the exact value is not blamed on the library), plus one rounding to the output dtype.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import aclnn_bce
+
+torch = pytest.importorskip("torch")
+ml_dtypes = pytest.importorskip("ml_dtypes")
+
+F = torch.nn.functional
+BF16 = np.dtype(ml_dtypes.bfloat16)
+NP_DTYPES = {"float16": np.dtype(np.float16), "bfloat16": BF16, "float32": np.dtype(np.float32),
+             "float64": np.dtype(np.float64)}
+TORCH_DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
+                "float64": torch.float64}
+# Unit roundoff of each dtype (half an ulp at 1).
+UNIT = {"float16": 2.0**-11, "bfloat16": 2.0**-8, "float32": 2.0**-24, "float64": 2.0**-53}
+REDUCTIONS = ["none", "mean", "sum"]
+
+
+# --------------------------------------------------------------------------------------------
+# Inputs and references
+# --------------------------------------------------------------------------------------------
+def make(rng, shape, dtype, kind):
+    """A numpy array of dtype (a name) with values of kind: logits, labels, weights or grads."""
+    if kind == "logits":
+        v = rng.standard_normal(shape) * 4.0
+    elif kind == "labels":
+        v = rng.uniform(0.0, 1.0, shape)
+    elif kind == "weights":
+        v = rng.uniform(0.25, 2.0, shape)
+    else:
+        v = rng.uniform(-2.0, 2.0, shape)
+    return np.asarray(v).astype(NP_DTYPES[dtype])
+
+
+def f64(a):
+    """The values of a numpy array or a tensor as a float64 tensor (exact for every float dtype)."""
+    if isinstance(a, torch.Tensor):
+        return a.detach().to(torch.float64)
+    if a.dtype == BF16:
+        return torch.from_numpy(a.astype(np.float64))
+    return torch.from_numpy(np.asarray(a, dtype=np.float64))
+
+
+def as_f64_numpy(a):
+    if isinstance(a, torch.Tensor):
+        return a.detach().to(torch.float64).numpy()
+    return np.asarray(a.astype(np.float64) if a.dtype == BF16 else a, dtype=np.float64)
+
+
+def compute_unit(*arrays):
+    """Unit roundoff of the compute type: float64 when any input is float64, else float32."""
+    names = [dtype_name(a) for a in arrays if a is not None]
+    return UNIT["float64"] if "float64" in names else UNIT["float32"]
+
+
+def dtype_name(a):
+    if isinstance(a, torch.Tensor):
+        return {v: k for k, v in TORCH_DTYPES.items()}[a.dtype]
+    return {v: k for k, v in NP_DTYPES.items()}[a.dtype]
+
+
+def loss_reference(x, y, w, pw, reduction):
+    """(loss, magnitude): PyTorch float64, and the elements' term magnitudes for the bound."""
+    xd, yd = f64(x), f64(y)
+    wd = None if w is None else f64(w)
+    pwd = None if pw is None else f64(pw)
+    loss = F.binary_cross_entropy_with_logits(xd, yd, weight=wd, pos_weight=pwd, reduction=reduction)
+    sp_pos, sp_neg = F.softplus(-xd), F.softplus(xd)
+    lw = yd if pwd is None else pwd * yd
+    mag = (lw.abs() * sp_pos + (1 - yd).abs() * sp_neg) * (1 if wd is None else wd.abs())
+    mag = torch.broadcast_to(mag, xd.shape)
+    if reduction == "mean":
+        mag = mag.sum() / max(xd.numel(), 1)
+    elif reduction == "sum":
+        mag = mag.sum()
+    return loss.numpy(), mag.numpy()
+
+
+def grad_reference(g, x, y, w, pw, reduction, wrt="input"):
+    """(grad, magnitude) by float64 autograd through PyTorch's loss. The library's gradOutput
+    broadcasts to input's shape for every reduction (CANN's rule), so the reference differentiates
+    sum(loss_i * g_i) (/ N for mean)."""
+    xd = f64(x).clone().requires_grad_(wrt == "input")
+    yd = f64(y).clone().requires_grad_(wrt == "target")
+    wd = None if w is None else f64(w)
+    pwd = None if pw is None else f64(pw)
+    loss = F.binary_cross_entropy_with_logits(xd, yd, weight=wd, pos_weight=pwd, reduction="none")
+    gd = f64(g) if g is not None else torch.ones((), dtype=torch.float64)
+    total = (loss * gd).sum() / (xd.numel() if reduction == "mean" else 1)
+    (grad,) = torch.autograd.grad(total, xd if wrt == "input" else yd)
+    with torch.no_grad():
+        p, q = torch.sigmoid(xd), torch.sigmoid(-xd)
+        if wrt == "input":
+            lw = yd if pwd is None else pwd * yd
+            terms = ((1 - yd).abs() * p + lw.abs() * q)
+        else:
+            terms = xd.abs() if pwd is None else (F.softplus(xd) + pwd.abs() * F.softplus(-xd))
+        scale = (gd.abs() * (1 if wd is None else wd.abs())) / (xd.numel() if reduction == "mean" else 1)
+        mag = torch.broadcast_to(terms * scale, xd.shape)
+    return grad.numpy(), mag.numpy()
+
+
+def assert_close(got, ref, mag, out_dtype, unit, ulps=16, what="result"):
+    """|got - ref| <= ulps * unit * mag + one rounding to out_dtype (+ its smallest subnormal).
+    With a float64 compute type the reference (PyTorch float64, whose autograd formulas cancel
+    where ours do not) carries errors of the same order as ours: the bound then allows 64 units."""
+    if unit == UNIT["float64"]:
+        ulps = max(ulps, 64)
+    got64 = as_f64_numpy(got)
+    ref = np.asarray(ref, dtype=np.float64)
+    assert got64.shape == ref.shape, f"{what}: shape {got64.shape} != {ref.shape}"
+    finite = np.isfinite(ref)
+    np.testing.assert_array_equal(np.isnan(got64), np.isnan(ref), err_msg=f"{what}: NaN positions")
+    out_unit = UNIT[out_dtype]
+    tiny = {"float16": 2.0**-24, "bfloat16": 2.0**-133, "float32": 2.0**-149, "float64": 2.0**-1074}[out_dtype]
+    bound = ulps * unit * np.asarray(mag) + out_unit * np.abs(ref) + tiny
+    err = np.abs(got64 - ref)
+    bad = finite & ~(err <= bound)
+    if bad.any():
+        i = np.argmax(np.where(bad, err / np.maximum(bound, 1e-300), 0))
+        raise AssertionError(f"{what}: {bad.sum()} elements outside the bound; worst at flat index {i}: "
+                             f"got {got64.flat[i]!r}, reference {ref.flat[i]!r}, bound {np.ravel(bound)[i]!r}")
+
+
+def to_family(a, family):
+    if a is None or family == "numpy":
+        return a
+    if a.dtype == BF16:
+        return torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
+    return torch.from_numpy(a.copy(order="C"))  # (np.ascontiguousarray makes a 0-dim array 1-dim)
+
+
+# --------------------------------------------------------------------------------------------
+# Random problems
+# --------------------------------------------------------------------------------------------
+SHAPES = [(), (1,), (7,), (3, 5), (2, 3, 4), (4, 1, 6), (2, 3, 2, 5)]
+
+
+def random_problem(rng):
+    shape = SHAPES[rng.integers(len(SHAPES))]
+    dtype = ["float16", "bfloat16", "float32", "float64"][rng.integers(4)]
+    other = dtype if rng.random() < 0.6 else ["float16", "bfloat16", "float32", "float64"][rng.integers(4)]
+
+    def bshape():  # a shape that broadcasts to shape
+        r = rng.integers(0, len(shape) + 1)
+        tail = list(shape[len(shape) - r:])
+        return tuple(1 if rng.random() < 0.4 else d for d in tail)
+
+    x = make(rng, shape, dtype, "logits")
+    y = make(rng, shape, other, "labels")
+    w = make(rng, bshape(), dtype, "weights") if rng.random() < 0.5 else None
+    pw = make(rng, bshape(), other, "weights") if rng.random() < 0.5 else None
+    g = make(rng, bshape(), dtype, "grads")
+    return x, y, w, pw, g
+
+
+@pytest.mark.parametrize("family", ["numpy", "torch"])
+@pytest.mark.parametrize("seed", range(40))
+def test_random_problems_against_pytorch_float64(family, seed):
+    rng = np.random.default_rng(seed)
+    x, y, w, pw, g = random_problem(rng)
+    reduction = REDUCTIONS[seed % 3]
+    xs, ys, ws, pws, gs = (to_family(a, family) for a in (x, y, w, pw, g))
+    out_dtype = dtype_name(y)
+    unit = compute_unit(x, y, w, pw, g)
+
+    loss = aclnn_bce.binary_cross_entropy_with_logits(xs, ys, ws, pws, reduction)
+    assert type(loss) is type(xs)
+    assert dtype_name(loss) == out_dtype
+    ref, mag = loss_reference(x, y, w, pw, reduction)
+    assert_close(loss, ref, mag, out_dtype, unit, what="loss")
+
+    grad = aclnn_bce.binary_cross_entropy_with_logits_backward(gs, xs, ys, ws, pws, reduction)
+    ref, mag = grad_reference(g, x, y, w, pw, reduction)
+    assert_close(grad, ref, mag, out_dtype, unit, what="grad")
+
+    tgrad = aclnn_bce.binary_cross_entropy_with_logits_target_backward(gs, xs, ys, ws, pws, reduction)
+    ref, mag = grad_reference(g, x, y, w, pw, reduction, wrt="target")
+    assert_close(tgrad, ref, mag, out_dtype, unit, what="target grad")
+
+
+@pytest.mark.parametrize("family", ["numpy", "torch"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_fused_is_bitwise_forward_and_backward(family, dtype, reduction):
+    rng = np.random.default_rng(7)
+    x, y = make(rng, (5, 33), dtype, "logits"), make(rng, (5, 33), dtype, "labels")
+    pw = make(rng, (33,), dtype, "weights")
+    g = make(rng, (), dtype, "grads")
+    xs, ys, pws, gs = (to_family(a, family) for a in (x, y, pw, g))
+    loss, grad = aclnn_bce.binary_cross_entropy_with_logits_fused(xs, ys, pos_weight=pws, reduction=reduction,
+                                                                  grad_output=gs)
+    loss2 = aclnn_bce.binary_cross_entropy_with_logits(xs, ys, pos_weight=pws, reduction=reduction)
+    grad2 = aclnn_bce.binary_cross_entropy_with_logits_backward(gs, xs, ys, pos_weight=pws, reduction=reduction)
+    np.testing.assert_array_equal(as_f64_numpy(loss), as_f64_numpy(loss2))
+    np.testing.assert_array_equal(as_f64_numpy(grad), as_f64_numpy(grad2))
+    # grad_output None means 1.
+    _, grad1 = aclnn_bce.binary_cross_entropy_with_logits_fused(xs, ys, pos_weight=pws, reduction=reduction)
+    grad1b = aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, xs, ys, pos_weight=pws, reduction=reduction)
+    np.testing.assert_array_equal(as_f64_numpy(grad1), as_f64_numpy(grad1b))
+
+
+# --------------------------------------------------------------------------------------------
+# Views, out=, scalars, empty
+# --------------------------------------------------------------------------------------------
+def test_strided_and_transposed_views_without_copies():
+    rng = np.random.default_rng(3)
+    base_x = make(rng, (8, 12), "float32", "logits")
+    base_y = make(rng, (12, 8), "float32", "labels")
+    x = base_x[::2, 1::3]  # steps in both dims
+    y = base_y.T[::2, 1::3]  # transposed, then stepped
+    w = np.broadcast_to(make(rng, (4,), "float32", "weights"), (4, 4))  # read-only, stride 0
+    assert not x.flags.c_contiguous and not y.flags.c_contiguous and not w.flags.writeable
+    ref, mag = loss_reference(x, y, w, None, "none")
+    got = aclnn_bce.binary_cross_entropy_with_logits(x, y, w, reduction="none")
+    assert_close(got, ref, mag, "float32", UNIT["float32"], what="strided loss")
+    tx, ty = torch.from_numpy(base_x)[::2, 1::3], torch.from_numpy(base_y).t()[::2, 1::3]
+    got_t = aclnn_bce.binary_cross_entropy_with_logits(tx, ty, torch.from_numpy(np.ascontiguousarray(w)),
+                                                       reduction="none")
+    np.testing.assert_array_equal(got_t.numpy(), got)
+
+
+def test_negative_strides_in_and_out():
+    rng = np.random.default_rng(4)
+    x, y = make(rng, (6, 5), "float64", "logits"), make(rng, (6, 5), "float64", "labels")
+    g = make(rng, (6, 5), "float64", "grads")
+    expect = aclnn_bce.binary_cross_entropy_with_logits_backward(g, x, y, reduction="none")
+    got = aclnn_bce.binary_cross_entropy_with_logits_backward(g[::-1], x[::-1], y[::-1], reduction="none")
+    np.testing.assert_array_equal(got, expect[::-1])
+    storage = np.full((6, 5), np.nan)
+    out = storage[::-1, ::-1]
+    ret = aclnn_bce.binary_cross_entropy_with_logits_backward(g, x, y, reduction="none", out=out)
+    assert ret is out
+    np.testing.assert_array_equal(out, expect)
+
+
+@pytest.mark.parametrize("family", ["numpy", "torch"])
+def test_out_is_written_in_place_and_nothing_else(family):
+    rng = np.random.default_rng(5)
+    x, y = make(rng, (4, 6), "float32", "logits"), make(rng, (4, 6), "float32", "labels")
+    storage = np.full((4, 12), 1234.5, dtype=np.float32)  # poison; out is every other column
+    out = storage[:, ::2]
+    xs, ys = to_family(x, family), to_family(y, family)
+    outs = out if family == "numpy" else torch.from_numpy(storage)[:, ::2]
+    ret = aclnn_bce.binary_cross_entropy_with_logits(xs, ys, reduction="none", out=outs)
+    assert ret is outs
+    expect = aclnn_bce.binary_cross_entropy_with_logits(x, y, reduction="none")
+    np.testing.assert_array_equal(storage[:, ::2], expect)
+    assert (storage[:, 1::2] == np.float32(1234.5)).all(), "an element outside out's view was written"
+    scalar_out = np.full((), np.nan, dtype=np.float32)
+    if family == "torch":
+        scalar_out = torch.from_numpy(scalar_out)
+    ret = aclnn_bce.binary_cross_entropy_with_logits(xs, ys, reduction="sum", out=scalar_out)
+    assert ret is scalar_out and float(scalar_out) == pytest.approx(float(expect.astype(np.float64).sum()),
+                                                                       rel=1e-6)
+
+
+def test_in_place_gradient_over_input():
+    rng = np.random.default_rng(6)
+    x, y = make(rng, (3, 7), "float32", "logits"), make(rng, (3, 7), "float32", "labels")
+    expect = aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, x, y, reduction="sum")
+    xi = x.copy()
+    aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, xi, y, reduction="sum", out=xi)
+    np.testing.assert_array_equal(xi, expect)
+
+
+def test_scalars_zero_dim_and_empty():
+    x = np.array(1.0, np.float32)
+    y = np.array(0.5, np.float32)
+    got = aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, x, y, pos_weight=2.0, reduction="none")
+    assert got.shape == () and float(got) == pytest.approx(1.5 / (1 + np.exp(-1.0)) - 1, rel=1e-6)
+    empty = np.zeros((0, 3), np.float32)
+    assert np.isnan(aclnn_bce.binary_cross_entropy_with_logits(empty, empty, reduction="mean"))
+    assert aclnn_bce.binary_cross_entropy_with_logits(empty, empty, reduction="sum") == 0
+    assert aclnn_bce.binary_cross_entropy_with_logits(empty, empty, reduction="none").shape == (0, 3)
+
+
+def test_special_values():
+    x = np.array([np.inf, -np.inf, np.nan, -30.0, 30.0], np.float32)
+    y = np.array([1.0, 0.0, 0.5, 0.0, 1.0], np.float32)
+    loss = aclnn_bce.binary_cross_entropy_with_logits(x, y, reduction="none")
+    assert loss[0] == 0 and loss[1] == 0 and np.isnan(loss[2])
+    assert loss[3] == pytest.approx(np.log1p(np.exp(-30.0)), rel=1e-6)  # no cancellation
+    assert loss[4] == pytest.approx(np.log1p(np.exp(-30.0)), rel=1e-6)
+
+
+def test_bfloat16_numpy_and_torch_agree():
+    rng = np.random.default_rng(8)
+    x, y = make(rng, (9, 10), "bfloat16", "logits"), make(rng, (9, 10), "bfloat16", "labels")
+    a = aclnn_bce.binary_cross_entropy_with_logits(x, y, reduction="none")
+    b = aclnn_bce.binary_cross_entropy_with_logits(to_family(x, "torch"), to_family(y, "torch"), reduction="none")
+    assert a.dtype == BF16 and b.dtype == torch.bfloat16
+    np.testing.assert_array_equal(a.astype(np.float32), b.to(torch.float32).numpy())
+
+
+def test_threads_run_at_once_and_get_their_own_results():
+    """The GIL is released during the call: several threads compute side by side, each correct."""
+    rng = np.random.default_rng(9)
+    problems = [(make(rng, (256, 257), "float32", "logits"), make(rng, (256, 257), "float32", "labels"))
+                for _ in range(4)]
+    expect = [aclnn_bce.binary_cross_entropy_with_logits(x, y, reduction="none") for x, y in problems]
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(20):
+                got = aclnn_bce.binary_cross_entropy_with_logits(*problems[k], reduction="none")
+                np.testing.assert_array_equal(got, expect[k])
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
+# --------------------------------------------------------------------------------------------
+# Refused calls: the class, and the library's message naming the parameter and the rule
+# --------------------------------------------------------------------------------------------
+def a32(*shape):
+    return np.linspace(-2, 2, int(np.prod(shape)) or 1, dtype=np.float32)[: int(np.prod(shape))].reshape(shape)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3, 4), a32(4, 3)), ValueError, ["target", "shape"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3, 4), a32(3, 4), a32(5)), ValueError, ["weight"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3, 4), a32(3, 4), pos_weight=a32(2, 1, 4)),
+     ValueError, ["posWeight"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3, 4).astype(np.int32), a32(3, 4)), TypeError,
+     ["self", "dtype"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3, 4), a32(3, 4).astype(np.int64)), TypeError,
+     ["target", "dtype"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3, 4), a32(3, 4), out=np.empty((3, 4), np.float64)),
+     TypeError, ["out", "dtype"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3, 4), a32(3, 4), out=np.empty((3, 4), np.float32)),
+     ValueError, ["out", "shape"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3, 4), a32(3, 4), reduction="avg"), ValueError,
+     ["reduction", "'none'"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3, 4), a32(3, 4), reduction=3), ValueError,
+     ["reduction"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3, 4), a32(3, 4), reduction=None), TypeError,
+     ["reduction"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits([1.0], a32(1)), TypeError, ["input", "numpy"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3), [0.5, 0.5, 0.5]), TypeError, ["target"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3), None), TypeError, ["target"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3), torch.ones(3)), TypeError, ["target", "numpy"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(torch.ones(3), a32(3)), TypeError, ["target", "torch"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(torch.ones(3), torch.ones(3, device="meta")), ValueError,
+     ["target", "CPU"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(3), a32(3), out=np.broadcast_to(a32(1), (3,))),
+     ValueError, ["out", "writable"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits(a32(*[1] * 9), a32(*[1] * 9), reduction="none"),
+     ValueError, ["8"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits_backward(a32(2, 4), a32(3, 4), a32(3, 4)), ValueError,
+     ["gradOutput"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits_backward(None, a32(3, 4), a32(3, 4)), TypeError,
+     ["grad_output"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits_target_backward(1.0, a32(3, 4), a32(3, 4),
+                                                                         out=np.empty((4, 3), np.float32)),
+     ValueError, ["gradTarget"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits_fused(a32(3, 4), a32(3, 4), grad_output=a32(2)),
+     ValueError, ["gradOutput"]),
+    (lambda: aclnn_bce.binary_cross_entropy_with_logits_fused(a32(3, 4), a32(3, 4), reduction="none",
+                                                              grad_input=np.empty((3, 4), np.float16)),
+     TypeError, ["gradInput", "dtype"]),
+])
+def test_refused_calls_raise_with_the_rule(call, error, words):
+    with pytest.raises(error) as info:
+        call()
+    message = str(info.value)
+    for word in words:
+        assert word in message, f"{word!r} not in {message!r}"
+
+
+def test_a_refused_call_writes_nothing():
+    out = np.full((3, 4), 77.0, np.float32)
+    with pytest.raises(ValueError):
+        aclnn_bce.binary_cross_entropy_with_logits(a32(3, 4), a32(3, 4), a32(5), reduction="none", out=out)
+    assert (out == np.float32(77.0)).all()
+
+
+def _loss_in_child(seed):
+    rng = np.random.default_rng(seed)
+    x, y = make(rng, (64, 65), "float32", "logits"), make(rng, (64, 65), "float32", "labels")
+    return aclnn_bce.binary_cross_entropy_with_logits(x, y, reduction="none")
+
+
+def test_forked_children_compute_after_the_parent_has():
+    """The runtime's fork rule (README, "Lifetimes, resource limits, exit and fork"): a child forked
+    after the parent has run launches, with the worker threads started, computes on its own."""
+    import multiprocessing
+
+    aclnn_bce.set_num_threads(2)
+    expect = [_loss_in_child(s) for s in range(3)]  # the parent's threads are started now
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        got = pool.map(_loss_in_child, range(3))
+    for a, b in zip(got, expect):
+        np.testing.assert_array_equal(a, b)
