@@ -46,6 +46,21 @@ Array = Any  # numpy.ndarray or torch.Tensor
 Scalar = Union[float, int]
 
 
+# aclDataType values (include/acl/acl_base.h) of torch dtypes, made when first needed.
+_TORCH_CODES: dict = {}
+
+
+def _torch_codes(torch) -> dict:
+    if not _TORCH_CODES:
+        names = {"float32": 0, "float16": 1, "int8": 2, "int32": 3, "uint8": 4, "int16": 6, "uint16": 7,
+                 "uint32": 8, "int64": 9, "uint64": 10, "float64": 11, "bool": 12, "complex64": 16,
+                 "complex128": 17, "bfloat16": 27}
+        for name, code in names.items():
+            if hasattr(torch, name):
+                _TORCH_CODES[getattr(torch, name)] = code
+    return _TORCH_CODES
+
+
 def _torch_module():
     """torch if the process has imported it (a caller passing tensors has); never imports it."""
     return sys.modules.get("torch")
@@ -82,6 +97,19 @@ class _Call:
         self.bf16_mask = 0
         self.input_dtype = input.dtype
         self.copies: list = []  # (written, out): numpy outs with negative strides, written through a copy
+        self.keep: list = []  # tensors made here, referenced until the call returns
+
+    def describe(self, t: Any, name: str) -> tuple:
+        """A torch tensor as the extension's run_raw takes it: (address, shape, strides, dtype)."""
+        if not t.is_cpu:
+            raise ValueError(f"{name} must be a CPU tensor, not on {t.device}")
+        return (t.data_ptr(), t.shape, t.stride(), _torch_codes(self.torch).get(t.dtype, -2))
+
+    def run(self, op: int, operands: list, reduction: int) -> None:
+        if self.torch is not None:
+            _ext.run_raw(op, *operands[:5], reduction, *operands[5:])
+        else:
+            _ext.run(op, *operands[:5], reduction, *operands[5:], self.bf16_mask)
 
     def finish(self) -> None:
         for written, given in self.copies:
@@ -95,11 +123,11 @@ class _Call:
             return None
         if self.torch is not None:
             if isinstance(x, self.torch.Tensor):
-                if x.device.type != "cpu":
-                    raise ValueError(f"{name} must be a CPU tensor, not on {x.device}")
-                return x.detach() if x.requires_grad else x
+                return self.describe(x, name)
             if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool):
-                return self.torch.tensor(float(x), dtype=self.input_dtype)
+                scalar = self.torch.tensor(float(x), dtype=self.input_dtype)
+                self.keep.append(scalar)  # alive until the call returns
+                return self.describe(scalar, name)
             raise TypeError(f"{name} must be a torch.Tensor like input, not {type(x).__name__}")
         if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool):
             x = np.asarray(x, dtype=self.input_dtype)
@@ -115,15 +143,13 @@ class _Call:
         if given is None:
             if self.torch is not None:
                 new = self.torch.empty(shape, dtype=dtype)
-                return new, new
+                return self.describe(new, name), new
             new = np.empty(shape, dtype=dtype)
             return self._bf16_view(new, slot), new
         if self.torch is not None:
             if not isinstance(given, self.torch.Tensor):
                 raise TypeError(f"{name} must be a torch.Tensor like input, not {type(given).__name__}")
-            if given.device.type != "cpu":
-                raise ValueError(f"{name} must be a CPU tensor, not on {given.device}")
-            return given.detach() if given.requires_grad else given, given
+            return self.describe(given, name), given
         if not isinstance(given, np.ndarray):
             raise TypeError(f"{name} must be a numpy.ndarray like input, not {type(given).__name__}")
         if not given.flags.writeable:
@@ -141,8 +167,57 @@ class _Call:
         return x
 
 
-def _loss_shape(input: Array, reduction: int) -> Tuple[int, ...]:
-    return tuple(input.shape) if reduction == 0 else ()
+def _plain(x: Any) -> bool:
+    """None, or a numpy array that nanobind imports as it is (not bfloat16)."""
+    return x is None or (type(x) is np.ndarray and x.dtype is not _NP_BF16)
+
+
+def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any,
+          reduction: Union[str, int], out: Any, grad_input: Any) -> Any:
+    """One operator call: the fast path for plain numpy arrays (no per-operand work in Python),
+    else the general one (torch tensors, bfloat16, scalars, negative strides, checks of form)."""
+    red = REDUCTIONS.get(reduction) if type(reduction) is str else None
+    if red is None:
+        red = _reduction_value(reduction)
+    loss_op = op == _FORWARD or op == _FUSED
+    if (type(input) is np.ndarray and input.dtype is not _NP_BF16 and _plain(target) and target is not None
+            and _plain(weight) and _plain(pos_weight) and _plain(grad_output)
+            and (grad_output is not None or op == _FORWARD or op == _FUSED)
+            and (out is None or (_plain(out) and out.flags.writeable))
+            and (grad_input is None or (_plain(grad_input) and grad_input.flags.writeable))):
+        if out is None:
+            out = np.empty(input.shape if red == 0 or not loss_op else (), dtype=target.dtype)
+        if op == _FUSED and grad_input is None:
+            grad_input = np.empty(input.shape, dtype=target.dtype)
+        try:
+            _ext.run(op, input, target, weight, pos_weight, grad_output, red, out, grad_input, 0)
+            return (out, grad_input) if op == _FUSED else out
+        except _ext.NegativeStridesError:
+            pass  # the general path copies such views
+    return _general(op, input, target, weight, pos_weight, grad_output, red, out, grad_input)
+
+
+def _general(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, red: int,
+             out: Any, grad_input: Any) -> Any:
+    call = _Call(input)
+    x = call.operand(input, "input", _SELF)
+    y = call.operand(target, "target", _TARGET)
+    if y is None:
+        raise TypeError("target must be an array, not None")
+    w = call.operand(weight, "weight", _WEIGHT)
+    pw = call.operand(pos_weight, "pos_weight", _POS_WEIGHT)
+    g = call.operand(grad_output, "grad_output", _GRAD_OUTPUT)
+    if g is None and op in (_BACKWARD, _TARGET_BACKWARD):
+        raise TypeError("grad_output must be an array or a number, not None")
+    loss_op = op == _FORWARD or op == _FUSED
+    shape = tuple(input.shape) if red == 0 or not loss_op else ()
+    written, returned = call.output(out, "out", _OUT, shape, target.dtype)
+    grad_written = grad = None
+    if op == _FUSED:
+        grad_written, grad = call.output(grad_input, "grad_input", _GRAD_INPUT, tuple(input.shape), target.dtype)
+    call.run(op, [x, y, w, pw, g, written, grad_written], red)
+    call.finish()
+    return (returned, grad) if op == _FUSED else returned
 
 
 def binary_cross_entropy_with_logits(
@@ -156,45 +231,18 @@ def binary_cross_entropy_with_logits(
     """The loss, ``aclnnBinaryCrossEntropyWithLogits``: per element
     ``weight * (pos_weight * y * softplus(-x) + (1 - y) * softplus(x))``, then ``reduction``.
 
-    input (logits) and target have one shape; weight and pos_weight broadcast to it. The result has
-    target's dtype: input's shape for 'none', a 0-dim array for 'mean' and 'sum' (the mean and sum
-    are deterministic: the same bits for any thread count). Any strides, 0-dim arrays and
-    float16 / bfloat16 / float32 / float64 in any mix; ``out`` receives the result in place.
+    input (logits) and target have one shape; weight and pos_weight broadcast to it (either may be
+    a Python number). The result has target's dtype: input's shape for 'none', a 0-dim array for
+    'mean' and 'sum' (deterministic: the same bits for any thread count; an empty input gives NaN
+    for 'mean' and 0 for 'sum'). Any strides, 0-dim arrays and float16 / bfloat16 / float32 /
+    float64 in any mix (computed in float32, or float64 when an operand is float64); ``out``
+    receives the result in place and is returned.
     """
-    red = _reduction_value(reduction)
-    call = _Call(input)
-    x = call.operand(input, "input", _SELF)
-    y = call.operand(target, "target", _TARGET)
-    if y is None:
-        raise TypeError("target must be an array, not None")
-    w = call.operand(weight, "weight", _WEIGHT)
-    pw = call.operand(pos_weight, "pos_weight", _POS_WEIGHT)
-    written, returned = call.output(out, "out", _OUT, _loss_shape(input, red), target.dtype)
-    _ext.run(_FORWARD, x, y, w, pw, None, red, written, None, call.bf16_mask)
-    call.finish()
-    return returned
-
-
-def _gradient(op: int, grad_output: Array, input: Array, target: Array, weight: Optional[Array],
-              pos_weight: Optional[Array], reduction: Union[str, int], out: Optional[Array],
-              out_name: str) -> Array:
-    red = _reduction_value(reduction)
-    call = _Call(input)
-    x = call.operand(input, "input", _SELF)
-    y = call.operand(target, "target", _TARGET)
-    g = call.operand(grad_output, "grad_output", _GRAD_OUTPUT)
-    if y is None or g is None:
-        raise TypeError(("target" if y is None else "grad_output") + " must be an array, not None")
-    w = call.operand(weight, "weight", _WEIGHT)
-    pw = call.operand(pos_weight, "pos_weight", _POS_WEIGHT)
-    written, returned = call.output(out, out_name, _OUT, tuple(input.shape), target.dtype)
-    _ext.run(op, x, y, w, pw, g, red, written, None, call.bf16_mask)
-    call.finish()
-    return returned
+    return _call(_FORWARD, input, target, weight, pos_weight, None, reduction, out, None)
 
 
 def binary_cross_entropy_with_logits_backward(
-    grad_output: Array,
+    grad_output: Union[Array, Scalar],
     input: Array,
     target: Array,
     weight: Optional[Array] = None,
@@ -205,13 +253,14 @@ def binary_cross_entropy_with_logits_backward(
     """The gradient with respect to input, ``aclnnBinaryCrossEntropyWithLogitsBackward``:
     ``((1 - y) * sigmoid(x) - pos_weight * y * sigmoid(-x)) * grad_output * weight`` (``/ N`` for
     'mean'), without cancellation. grad_output, weight and pos_weight broadcast to input's shape
-    (grad_output may be a Python number); the result has input's shape and target's dtype.
+    for every reduction (CANN's rule; grad_output may be a Python number); the result has input's
+    shape and target's dtype.
     """
-    return _gradient(_BACKWARD, grad_output, input, target, weight, pos_weight, reduction, out, "out")
+    return _call(_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
 
 
 def binary_cross_entropy_with_logits_target_backward(
-    grad_output: Array,
+    grad_output: Union[Array, Scalar],
     input: Array,
     target: Array,
     weight: Optional[Array] = None,
@@ -225,7 +274,7 @@ def binary_cross_entropy_with_logits_target_backward(
     ``-x * grad_output * weight`` (``/ N`` for 'mean'). target's values are not read (only its
     shape and dtype). The result has input's shape and target's dtype.
     """
-    return _gradient(_TARGET_BACKWARD, grad_output, input, target, weight, pos_weight, reduction, out, "out")
+    return _call(_TARGET_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
 
 
 def binary_cross_entropy_with_logits_fused(
@@ -241,19 +290,7 @@ def binary_cross_entropy_with_logits_fused(
     """The loss and its gradient with respect to input in one pass over the inputs,
     ``aclnnBinaryCrossEntropyWithLogitsFused`` (an extension of this library; CANN has no such
     call): returns ``(loss, grad)``, bitwise what the forward and the backward return for the
-    one-element ``grad_output`` (None: 1), the training-loop case.
+    one-element ``grad_output`` (None: 1), the training-loop case. ``out`` and ``grad_input``
+    receive the results in place; they must not share memory.
     """
-    red = _reduction_value(reduction)
-    call = _Call(input)
-    x = call.operand(input, "input", _SELF)
-    y = call.operand(target, "target", _TARGET)
-    if y is None:
-        raise TypeError("target must be an array, not None")
-    w = call.operand(weight, "weight", _WEIGHT)
-    pw = call.operand(pos_weight, "pos_weight", _POS_WEIGHT)
-    g = call.operand(grad_output, "grad_output", _GRAD_OUTPUT)
-    loss_written, loss = call.output(out, "out", _OUT, _loss_shape(input, red), target.dtype)
-    grad_written, grad = call.output(grad_input, "grad_input", _GRAD_INPUT, tuple(input.shape), target.dtype)
-    _ext.run(_FUSED, x, y, w, pw, g, red, loss_written, grad_written, call.bf16_mask)
-    call.finish()
-    return loss, grad
+    return _call(_FUSED, input, target, weight, pos_weight, grad_output, reduction, out, grad_input)

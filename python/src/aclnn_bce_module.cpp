@@ -65,6 +65,12 @@ aclDataType ToAclType(nb::dlpack::dtype t, bool bf16) {
   }
 }
 
+/// A view with a negative stride: aclCreateTensor takes strides >= 0 (raised to Python as
+/// aclnn_bce._aclnn_bce.NegativeStridesError, a ValueError; the Python layer copies such a view).
+struct NegativeStrides : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 /// An aclTensor over an array, destroyed with this object.
 class Tensor {
  public:
@@ -76,38 +82,68 @@ class Tensor {
   }
 
   /// Describes @p a as a view over the storage it spans (storage dims [extent], offset 0). Throws
-  /// nb::value_error / nb::type_error naming @p name for what aclCreateTensor cannot describe.
+  /// nb::value_error / nb::type_error naming @p name for what aclCreateTensor cannot describe,
+  /// NegativeStrides for a view with a negative stride (the Python layer then copies it).
   template <typename A>
   void Describe(const A& a, bool bf16, const char* name) {
     const size_t rank = a.ndim();
     if (rank > 32) throw nb::value_error((std::string(name) + ": more than 32 dims").c_str());
     int64_t dims[32], strides[32];
-    int64_t extent = 1;
-    bool empty = false;
     for (size_t k = 0; k < rank; ++k) {
       dims[k] = static_cast<int64_t>(a.shape(k));
       strides[k] = a.stride(k);
+    }
+    Make(rank, dims, strides, ToAclType(a.dtype(), bf16), const_cast<void*>(a.data()), name);
+  }
+
+  /// Describes the view of a descriptor (data address, shape, strides in elements, aclDataType
+  /// value or -2 for a dtype the library has no name for), as the Python layer makes one of a
+  /// torch tensor: t.data_ptr(), t.shape, t.stride(), the dtype's code.
+  void DescribeRaw(nb::handle desc, const char* name) {
+    if (!nb::isinstance<nb::tuple>(desc) || nb::len(desc) != 4) {
+      throw nb::type_error((std::string(name) + ": not an array descriptor").c_str());
+    }
+    nb::tuple t = nb::borrow<nb::tuple>(desc);
+    const auto address = nb::cast<uintptr_t>(t[0]);
+    nb::handle shape = t[1], stride = t[2];
+    const size_t rank = nb::len(shape);
+    if (rank > 32) throw nb::value_error((std::string(name) + ": more than 32 dims").c_str());
+    if (nb::len(stride) != rank) throw nb::value_error((std::string(name) + ": one stride per dim").c_str());
+    int64_t dims[32], strides[32];
+    for (size_t k = 0; k < rank; ++k) {
+      dims[k] = nb::cast<int64_t>(shape[k]);
+      strides[k] = nb::cast<int64_t>(stride[k]);
+    }
+    const int code = nb::cast<int>(t[3]);
+    const aclDataType dtype = code == -2 ? ACL_DT_UNDEFINED : static_cast<aclDataType>(code);
+    Make(rank, dims, strides, dtype, reinterpret_cast<void*>(address), name);
+  }
+
+  aclTensor* get() const { return tensor_; }
+
+ private:
+  void Make(size_t rank, const int64_t* dims, const int64_t* strides, aclDataType dtype, void* data,
+            const char* name) {
+    int64_t extent = 1;
+    bool empty = false;
+    for (size_t k = 0; k < rank; ++k) {
       if (dims[k] == 0) empty = true;
-      // The Python layer copies inputs with negative strides; here one is a bug of the caller.
-      if (strides[k] < 0) throw nb::value_error((std::string(name) + ": negative strides are not supported").c_str());
+      if (strides[k] < 0) throw NegativeStrides(std::string(name) + ": negative strides are not supported");
     }
     if (!empty) {
       for (size_t k = 0; k < rank; ++k) extent += (dims[k] - 1) * strides[k];
     } else {
       extent = 0;
     }
-    const aclDataType dtype = ToAclType(a.dtype(), bf16);
     if (dtype == ACL_DT_UNDEFINED) {
       throw nb::type_error((std::string(name) + ": an array dtype the library has no name for").c_str());
     }
     const int64_t storage[1] = {extent};
     tensor_ = aclCreateTensor(rank == 0 ? nullptr : dims, rank, dtype, rank == 0 ? nullptr : strides, 0,
-                              ACL_FORMAT_ND, storage, 1, const_cast<void*>(a.data()));
+                              ACL_FORMAT_ND, storage, 1, data);
     if (tensor_ == nullptr) throw nb::value_error((std::string(name) + ": " + aclGetRecentErrMsg()).c_str());
   }
-  aclTensor* get() const { return tensor_; }
 
- private:
   aclTensor* tensor_ = nullptr;
 };
 
@@ -192,27 +228,19 @@ Refusal RunOp(Op op, const aclTensor* self, const aclTensor* target, const aclTe
   return {};
 }
 
-/// Bits of @p bf16_mask: which operands are ml_dtypes bfloat16 arrays passed as their uint16 view.
-enum Slot : unsigned { kSelf = 0, kTarget, kWeight, kPosWeight, kGradOutput, kOut, kGradInput };
+/// The operands of one call, in the order of the slots.
+enum Slot : unsigned { kSelf = 0, kTarget, kWeight, kPosWeight, kGradOutput, kOut, kGradInput, kSlots };
+constexpr const char* kSlotNames[kSlots] = {"input", "target", "weight", "pos_weight", "grad_output", "out",
+                                            "grad_input"};
 
-void Run(int op, const Array& self, const Array& target, const OptArray& weight, const OptArray& pos_weight,
-         const OptArray& grad_output, int64_t reduction, const OutArray& out, const OptOutArray& grad_input,
-         unsigned bf16_mask) {
+/// Both phases over described operands (an absent one stays null), the GIL released.
+void Execute(int op, const Tensor (&t)[kSlots], int64_t reduction) {
   if (op < 0 || op > 3) throw nb::value_error("op must be 0 (forward), 1 (backward), 2 (target backward) or 3 (fused)");
-  auto bf16 = [&](Slot s) { return (bf16_mask >> s & 1u) != 0; };
-  Tensor t_self, t_target, t_weight, t_pos_weight, t_grad_output, t_out, t_grad_input;
-  t_self.Describe(self, bf16(kSelf), "input");
-  t_target.Describe(target, bf16(kTarget), "target");
-  if (weight) t_weight.Describe(*weight, bf16(kWeight), "weight");
-  if (pos_weight) t_pos_weight.Describe(*pos_weight, bf16(kPosWeight), "pos_weight");
-  if (grad_output) t_grad_output.Describe(*grad_output, bf16(kGradOutput), "grad_output");
-  t_out.Describe(out, bf16(kOut), "out");
-  if (grad_input) t_grad_input.Describe(*grad_input, bf16(kGradInput), "grad_input");
   Refusal refusal;
   {
     nb::gil_scoped_release release;
-    refusal = RunOp(static_cast<Op>(op), t_self.get(), t_target.get(), t_weight.get(), t_pos_weight.get(),
-                    t_grad_output.get(), reduction, t_out.get(), t_grad_input.get());
+    refusal = RunOp(static_cast<Op>(op), t[kSelf].get(), t[kTarget].get(), t[kWeight].get(), t[kPosWeight].get(),
+                    t[kGradOutput].get(), reduction, t[kOut].get(), t[kGradInput].get());
   }
   switch (refusal.kind) {
     case Refusal::kNone: return;
@@ -222,15 +250,49 @@ void Run(int op, const Array& self, const Array& target, const OptArray& weight,
   }
 }
 
+/// Arrays that nanobind imports (numpy through the buffer protocol, anything with __dlpack__).
+/// Bits of @p bf16_mask (by slot): ml_dtypes bfloat16 arrays passed as their uint16 view.
+void Run(int op, const Array& self, const Array& target, const OptArray& weight, const OptArray& pos_weight,
+         const OptArray& grad_output, int64_t reduction, const OutArray& out, const OptOutArray& grad_input,
+         unsigned bf16_mask) {
+  auto bf16 = [&](Slot s) { return (bf16_mask >> s & 1u) != 0; };
+  Tensor t[kSlots];
+  t[kSelf].Describe(self, bf16(kSelf), kSlotNames[kSelf]);
+  t[kTarget].Describe(target, bf16(kTarget), kSlotNames[kTarget]);
+  if (weight) t[kWeight].Describe(*weight, bf16(kWeight), kSlotNames[kWeight]);
+  if (pos_weight) t[kPosWeight].Describe(*pos_weight, bf16(kPosWeight), kSlotNames[kPosWeight]);
+  if (grad_output) t[kGradOutput].Describe(*grad_output, bf16(kGradOutput), kSlotNames[kGradOutput]);
+  t[kOut].Describe(out, bf16(kOut), kSlotNames[kOut]);
+  if (grad_input) t[kGradInput].Describe(*grad_input, bf16(kGradInput), kSlotNames[kGradInput]);
+  Execute(op, t, reduction);
+}
+
+/// Descriptors (see Tensor::DescribeRaw) or None, in slot order: the torch path, which skips
+/// DLPack's export (several microseconds a tensor in PyTorch 2.x) for the tensor's own fields.
+void RunRaw(int op, nb::handle self, nb::handle target, nb::handle weight, nb::handle pos_weight,
+            nb::handle grad_output, int64_t reduction, nb::handle out, nb::handle grad_input) {
+  const nb::handle operands[kSlots] = {self, target, weight, pos_weight, grad_output, out, grad_input};
+  Tensor t[kSlots];
+  for (unsigned s = 0; s < kSlots; ++s) {
+    if (!operands[s].is_none()) t[s].DescribeRaw(operands[s], kSlotNames[s]);
+  }
+  Execute(op, t, reduction);
+}
+
 }  // namespace
 
 NB_MODULE(_aclnn_bce, m) {
   m.doc() = "The library's C API for aclnn_bce (use the functions of the aclnn_bce package).";
+  nb::exception<NegativeStrides>(m, "NegativeStridesError", PyExc_ValueError);
   m.def("run", &Run, nb::arg("op"), nb::arg("self"), nb::arg("target"), nb::arg("weight").none(),
         nb::arg("pos_weight").none(), nb::arg("grad_output").none(), nb::arg("reduction"), nb::arg("out"),
         nb::arg("grad_input").none(), nb::arg("bf16_mask"),
         "Runs one operator's two phases over the arrays and waits for the result (op: 0 forward, 1 backward, "
         "2 target backward, 3 fused). Raises ValueError or TypeError with the library's message.");
+  m.def("run_raw", &RunRaw, nb::arg("op"), nb::arg("self").none(), nb::arg("target").none(),
+        nb::arg("weight").none(), nb::arg("pos_weight").none(), nb::arg("grad_output").none(), nb::arg("reduction"),
+        nb::arg("out").none(), nb::arg("grad_input").none(),
+        "run() over descriptors (data address, shape, strides in elements, aclDataType value or -2) or None.");
   m.def(
       "simd_target", [] { return std::string(aclnnCpuSimdTargetName()); },
       "The SIMD instruction set the kernels run with on this CPU (e.g. 'AVX3').");
