@@ -14,13 +14,15 @@
 namespace aclnn_cpu::bce_loss {
 namespace {
 
-/// Neumaier's compensated addition: sum + comp carries what plain addition would drop.
+/// Neumaier's compensated addition: sum + comp carries what plain addition would drop. Once the
+/// sum is not finite (an infinite loss, or an overflow) the correction is left as it is: its
+/// formula would subtract inf from inf and make an infinite sum NaN.
 struct CompensatedSum {
   double sum = 0;
   double comp = 0;
   void Add(double v) {
     const double t = sum + v;
-    comp += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
+    if (std::isfinite(t)) comp += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
     sum = t;
   }
   double Value() const { return sum + comp; }

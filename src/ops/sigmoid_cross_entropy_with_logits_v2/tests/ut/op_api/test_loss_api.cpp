@@ -294,6 +294,35 @@ TEST(LossReduction, MeanAndSumAreWithinOneUlpOfTheExactOnesOfTheLossesNoneReturn
   }
 }
 
+TEST(LossReduction, AnInfiniteLossMakesTheMeanAndSumInfiniteInEveryComputeType) {
+  // fp64 inputs are summed with compensation, whose correction term once made inf - inf = NaN of
+  // an infinite sum (found by fuzz_bce_op: an fp64 self with x = inf, a bf16 target of 0.5).
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const aclDataType dtype : {ACL_DOUBLE, ACL_FLOAT, ACL_BF16}) {
+    for (const int64_t reduction : {1, 2}) {
+      for (const double x0 : {inf, -inf}) {
+        SCOPED_TRACE(::testing::Message() << DTypeName(dtype) << " reduction " << reduction << " x0 " << x0);
+        TestTensor x({3000}, dtype), y({3000}, ACL_BF16), out({}, ACL_BF16);
+        FillRandom(x, 41, -5, 5);
+        FillRandom(y, 42, 0, 1);
+        x.Set(1500, x0);  // 1500: in a chunk after the first, and not its first element
+        y.Set(1500, 0.5);
+        ASSERT_EQ(RunLoss({&x, &y, nullptr, nullptr, reduction, &out}), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+        EXPECT_EQ(out.Get(0), inf);
+      }
+      // Two infinite losses of opposite signs (labels outside [0, 1]) give NaN, as IEEE sums do.
+      TestTensor x({4}, dtype), y({4}, ACL_BF16), out({}, ACL_BF16);
+      const double xs[] = {1, inf, 2, inf}, ys[] = {0.5, 2, 0.25, 0.5};
+      for (int i = 0; i < 4; ++i) {
+        x.Set(i, xs[i]);
+        y.Set(i, ys[i]);
+      }
+      ASSERT_EQ(RunLoss({&x, &y, nullptr, nullptr, reduction, &out}), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+      EXPECT_TRUE(std::isnan(out.Get(0))) << out.Get(0);
+    }
+  }
+}
+
 TEST(LossReduction, Fp64AndNarrowDTypesAgreeWithTheReference) {
   for (const aclDataType dtype : {ACL_DOUBLE, ACL_FLOAT16, ACL_BF16}) {
     SCOPED_TRACE(DTypeName(dtype));
