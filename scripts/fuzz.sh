@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzing with libFuzzer (clang 14, ASan + UBSan; see fuzz/ and the `fuzz` preset).
+# Fuzzing with libFuzzer (clang 14, ASan + UBSan; see fuzz/ and the `fuzz` preset), and the golden
+# tools' .npy reader with atheris (fuzz/fuzz_npy.py, from .venv).
 #   scripts/fuzz.sh          build the fuzz preset and replay the committed corpus (fuzz/corpus/<target>,
 #                            written by fuzz/make_corpus.py) and the inputs of past findings
 #                            (fuzz/regressions/<target>, kept as they were found)
@@ -68,6 +69,28 @@ for t in "${targets[@]}"; do
     status=1
   fi
 done
+
+# The golden tools' .npy reader (python/aclnn_bce/npy.py), with atheris from .venv
+# (scripts/python_env.sh): replay its seeds, then fuzz it for FUZZ_NPY_SECONDS (default 30).
+if [ -x .venv/bin/python ] && .venv/bin/python -c "import atheris, aclnn_bce" 2>/dev/null; then
+  log="$build/fuzz_npy.log"
+  mkdir -p "$build"
+  echo "--- npy: replaying $(count_files fuzz/corpus/npy) corpus files"
+  if ! .venv/bin/python fuzz/fuzz_npy.py -runs=0 fuzz/corpus/npy >"$log" 2>&1; then
+    echo "FINDING while replaying the corpus of npy:"; tail -n 40 "$log"; status=1
+  elif [ "$ci" = 1 ]; then
+    npy_seconds="${FUZZ_NPY_SECONDS:-30}"
+    echo "--- npy: fuzzing for ${npy_seconds} s"
+    if FUZZ_NPY_WORKDIR="$build/corpus/npy" .venv/bin/python fuzz/fuzz_npy.py -timeout=10 -print_final_stats=1 \
+         -max_total_time="$npy_seconds" fuzz/corpus/npy >"$log" 2>&1; then
+      summary+=("npy: $(stat number_of_executed_units "$log") executions ($(stat average_exec_per_sec "$log")/s) in ${npy_seconds} s, no finding")
+    else
+      echo "FINDING while fuzzing npy:"; tail -n 60 "$log"; summary+=("npy: FINDING (see $log)"); status=1
+    fi
+  fi
+else
+  echo "--- npy: skipped (no .venv with atheris and aclnn_bce: run scripts/python_env.sh)"
+fi
 
 if [ "$ci" = 1 ]; then
   echo; echo "=== fuzzing summary"

@@ -77,10 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Compute an operator's golden outputs from .npy or raw .bin inputs.")
     g.add_argument("--op", required=True, choices=_golden.OPS)
     g.add_argument("--reduction", default="mean", choices=("none", "mean", "sum"))
+    helps = {"input": "the logits (self)", "target": "the labels (target-backward reads only its dtype and shape)",
+             "weight": "optional weight, broadcast to input", "pos-weight": "optional pos_weight, broadcast to input",
+             "grad-output": "the incoming gradient: required by backward and target-backward; fused takes an "
+                            "optional one-element one"}
     for stem, _ in OPERANDS:
-        req = stem in ("input", "target")
-        g.add_argument(f"--{stem}", required=req, metavar="FILE",
-                       help=f"{stem} (.npy, or raw with a dtype and shape)" + ("" if req else "; optional"))
+        g.add_argument(f"--{stem}", required=stem in ("input", "target"), metavar="FILE",
+                       help=helps[stem] + " (.npy, or raw with a dtype and shape)")
     g.add_argument("--dtype", type=_dtype_arg, metavar="D", help="dtype of every raw input file "
                    "(float16, bfloat16, float32, float64)")
     g.add_argument("--shape", type=_shape_arg, metavar="S", help="shape of every raw input file, e.g. 32,32 "
@@ -286,6 +289,11 @@ def cmd_compare(args) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the command line ``argv`` (default: sys.argv[1:]); returns the exit status."""
     parser = build_parser()
+    for stream in (sys.stdout, sys.stderr):  # a path that the terminal's encoding cannot show
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):
+            pass
     try:
         try:
             args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))

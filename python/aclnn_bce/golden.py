@@ -68,9 +68,10 @@ class Standard:
 # there as "AscendOpTest工具默认阈值" (the AscendOpTest tool's default thresholds). CANN states none for
 # float64 (the NPU kernels do not produce it); float32's is used. See docs/golden.md, "Precision".
 STANDARDS: Dict[str, Standard] = {
-    "float16": Standard(1e-3, 1e-3, "double thousandth (双千分之一)", "CANN samples verify_result.py"),
-    "bfloat16": Standard(4e-3, 4e-3, "double four-thousandth (双千分之四)", "AscendOpTest default"),
-    "float32": Standard(1e-4, 1e-4, "double ten-thousandth (双万分之一)", "CANN samples verify_result.py"),
+    # names in ASCII: the report may go to a terminal or log that is not UTF-8
+    "float16": Standard(1e-3, 1e-3, "double thousandth", "CANN samples verify_result.py"),
+    "bfloat16": Standard(4e-3, 4e-3, "double four-thousandth", "AscendOpTest default"),
+    "float32": Standard(1e-4, 1e-4, "double ten-thousandth", "CANN samples verify_result.py"),
     "float64": Standard(1e-4, 1e-4, "float32's (no CANN standard for float64)", "this tool"),
 }
 
@@ -300,7 +301,7 @@ def _fmt(v: float) -> str:
         return "0"
     if math.isnan(v) or math.isinf(v):
         return str(v)
-    return f"{v:.6g}" if 1e-3 <= abs(v) < 1e6 else f"{v:.4e}"
+    return f"{v:.6g}"
 
 
 def format_report(res: CompareResult, output_label: str = "output", golden_label: str = "golden") -> str:

@@ -133,8 +133,10 @@ def _prod(shape: Sequence[int]) -> int:
 def parse_npy_header(data: bytes, where: str = "<bytes>") -> Tuple[np.dtype, Tuple[int, ...], int]:
     """(dtype, shape, offset of the data) from the start of a .npy file; ``data`` needs to hold
     the whole header only. Raises NpyError for anything but a valid header of a supported dtype."""
+    if len(data) == 0:
+        raise NpyError(f"{where}: empty file, not a .npy file")
     if len(data) < 8:
-        if MAGIC.startswith(bytes(data[:6])) and len(data) > 0:
+        if MAGIC.startswith(bytes(data[:6])):
             raise NpyError(f"{where}: truncated .npy header ({len(data)} bytes)")
         raise NpyError(f"{where}: not a .npy file (no \\x93NUMPY magic)")
     if bytes(data[:6]) != MAGIC:
@@ -210,7 +212,7 @@ def _descr_dtype(descr: Any, where: str) -> np.dtype:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    text = ascii(value)  # one line, ASCII: a header's bytes are not to be printed as they are
     return text if len(text) <= 40 else text[:37] + "..."
 
 

@@ -29,6 +29,7 @@ from .. import _api
 
 __all__ = [
     "SUPPORTED_DTYPES",
+    "check_operands",
     "bce_with_logits",
     "bce_with_logits_backward",
     "bce_with_logits_target_backward",
@@ -126,13 +127,15 @@ def bce_with_logits_fused(input: torch.Tensor, target: torch.Tensor, weight: Opt
 
 
 @bce_with_logits.register_fake
-def _(input, target, weight, pos_weight, reduction):
+def _fake_loss(input: torch.Tensor, target: torch.Tensor, weight: Optional[torch.Tensor],
+               pos_weight: Optional[torch.Tensor], reduction: int) -> torch.Tensor:
     _reduction_name(reduction)
     check_operands(input, target, weight, pos_weight, where="aclnn_bce.binary_cross_entropy_with_logits")
     return input.new_empty(tuple(input.shape) if reduction == 0 else (), dtype=target.dtype)
 
 
-def _fake_gradient(grad_output, input, target, weight, pos_weight, reduction):
+def _fake_gradient(grad_output: torch.Tensor, input: torch.Tensor, target: torch.Tensor,
+                   weight: Optional[torch.Tensor], pos_weight: Optional[torch.Tensor], reduction: int) -> torch.Tensor:
     _reduction_name(reduction)
     check_operands(input, target, weight, pos_weight, grad_output, where="aclnn_bce gradient")
     return input.new_empty(input.shape, dtype=target.dtype)
@@ -143,7 +146,8 @@ bce_with_logits_target_backward.register_fake(_fake_gradient)
 
 
 @bce_with_logits_fused.register_fake
-def _(input, target, weight, pos_weight, reduction):
+def _fake_fused(input: torch.Tensor, target: torch.Tensor, weight: Optional[torch.Tensor],
+                pos_weight: Optional[torch.Tensor], reduction: int) -> Tuple[torch.Tensor, torch.Tensor]:
     _reduction_name(reduction)
     check_operands(input, target, weight, pos_weight, where="aclnn_bce.binary_cross_entropy_with_logits_fused")
     loss = input.new_empty(tuple(input.shape) if reduction == 0 else (), dtype=target.dtype)
@@ -165,7 +169,7 @@ def _setup_forward(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
     ctx.save_for_backward(input, target, weight, pos_weight)
 
 
-def _backward_forward(ctx: Any, grad: torch.Tensor):
+def _backward_forward(ctx: Any, grad: torch.Tensor) -> Tuple[Optional[torch.Tensor], ...]:
     input, target, weight, pos_weight = ctx.saved_tensors
     grad_input = grad_target = None
     if ctx.needs_input_grad[0]:
@@ -189,7 +193,8 @@ def _setup_fused(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
     ctx.save_for_backward(grad, input, target, weight, pos_weight)
 
 
-def _backward_fused(ctx: Any, grad: Optional[torch.Tensor], _unused: Optional[torch.Tensor]):
+def _backward_fused(ctx: Any, grad: Optional[torch.Tensor],
+                    _unused: Optional[torch.Tensor]) -> Tuple[Optional[torch.Tensor], ...]:
     saved_grad, input, target, weight, pos_weight = ctx.saved_tensors
     if grad is None:  # the loss took no part in what was differentiated
         return None, None, None, None, None
