@@ -1,25 +1,34 @@
-// libFuzzer target: both phases of aclnnBinaryCrossEntropyWithLogitsBackward with arbitrary
-// shapes (ranks 0..10, broadcasts, mismatches), views (strides, offsets, stride 0, permutations,
+// libFuzzer target: both phases of the four operators (aclnnBinaryCrossEntropyWithLogitsBackward,
+// ...TargetBackward, aclnnBinaryCrossEntropyWithLogits and ...Fused) with arbitrary shapes (ranks 0..10, broadcasts, mismatches), views (strides, offsets, stride 0, permutations,
 // overlaps), storage dims, dtypes (every aclDataType value), formats, reductions, null patterns,
 // in-place aliasing (out the same view as any input), out over an input's storage with a view of
 // its own (disjoint, interleaved or partially overlapping, at any byte shift), destroyed tensor
 // handles (behind BCE_FUZZ_DESTROYED_HANDLES=1), workspaces (exact, larger, smaller, null), streams (default, created, not a
 // stream) and repeatable executors. Storage is capped at 4096 elements per tensor.
 //
+// The operator is an appended decision (inputs that end before it drive the backward), and so are
+// the forward's one-element out for mean and sum and the fused call's gradOutput and gradInput
+// (its own storage, the same view as self or as out, or a view of its own over out's storage).
+//
 // Invariants (abort on violation): no crash and no sanitizer report; the first phase returns the
-// status of a model of docs/contract.md §3 (161001 for a null required pointer, else 161002 for any broken
-// rule, else success; the memory rules by brute-force listing of the views' bytes) and the second phase the documented code of its misuse; every failure leaves
-// a message of its own; on failure the out storage is untouched; on success every out element is
-// within bce_reliability::Judge's bound of the float64 reference (NaN in -> NaN out), nothing
-// outside out's view and no input is written, a repeatable executor gives the same bits again, and
-// a consumed executor is refused.
+// status of a model of docs/contract.md (§3 for the backward and the target gradient, §8 and §10
+// for the forward and the fused call: 161001 for a null required pointer, else 161002 for any
+// broken rule, else success; the memory rules by brute-force listing of the views' bytes) and the
+// second phase the documented code of its misuse; every failure leaves a message of its own; on
+// failure no storage is touched; on success every output element is within the bound of the
+// operator's long double reference (bce_reliability::Judge for the gradient, LossErrorBound,
+// TargetErrorBound; the reduced loss within the sum of its elements' bounds; NaN in -> NaN out),
+// nothing outside the outputs' views and no input is written, a repeatable executor gives the
+// same bits again, and a consumed executor is refused.
 //   scripts/fuzz.sh            (builds the fuzz preset, replays fuzz/corpus/bce_op)
 //   build/fuzz/fuzz/fuzz_bce_op fuzz/corpus/bce_op -max_total_time=60
 //   BCE_FUZZ_DESCRIBE=1 build/fuzz/fuzz/fuzz_bce_op -runs=0 fuzz/corpus/bce_op    (what each seed is)
 #include <algorithm>
 #include <array>
+#include <cfloat>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -27,10 +36,14 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits_target_backward.h"
 #include "common/dtype.h"
 #include "dims.h"
 #include "fuzz_input.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
 #include "tolerance.h"
 
 namespace {
@@ -44,9 +57,32 @@ constexpr int64_t kMaxStorageElems = 4096;
 constexpr int64_t kMaxSelfElems = 1024;
 constexpr int kMaxOperatorRank = 8;
 
-enum Slot : int { kDout = 0, kSelf, kTarget, kWeight, kPosWeight, kOut, kSlots };
-constexpr const char* kSlotNames[kSlots] = {"gradOutput", "self", "target", "weight", "posWeight", "out"};
-constexpr bool kRequired[kSlots] = {true, true, true, false, false, true};
+/// kOut is the backward's gradInput, the target gradient's gradTarget and the loss of the forward
+/// and the fused call; kGrad is the fused call's gradInput. kDout is the fused call's
+/// gradOutputOptional and is not passed to the forward.
+enum Slot : int { kDout = 0, kSelf, kTarget, kWeight, kPosWeight, kOut, kGrad, kSlots };
+constexpr int kBackwardSlots = 6;  ///< the slots of the original decoding (a destroyed slot is one of them)
+constexpr const char* kSlotNames[kSlots] = {"gradOutput", "self", "target", "weight", "posWeight", "out", "gradInput"};
+
+enum class Op { kBackward, kTargetBackward, kForward, kFused };
+constexpr const char* kOpNames[] = {"backward", "target backward", "forward", "fused"};
+
+bool Required(Op op, int slot) {
+  switch (slot) {
+    case kSelf:
+    case kTarget:
+    case kOut: return true;
+    case kDout: return op == Op::kBackward || op == Op::kTargetBackward;
+    case kGrad: return op == Op::kFused;
+    default: return false;
+  }
+}
+bool Passed(Op op, int slot) {
+  if (slot == kDout) return op != Op::kForward;
+  if (slot == kGrad) return op == Op::kFused;
+  return true;
+}
+bool IsOutputSlot(int slot) { return slot == kOut || slot == kGrad; }
 
 aclrtStream g_stream = nullptr;  // a created stream, alive for the whole run
 
@@ -73,6 +109,9 @@ enum class Alias { kNone, kOutIsSelf, kOutIsDout };
 enum class Share { kNone, kSameView, kOwnView };
 enum class WorkspaceMode { kExact, kLarger, kSmaller, kNull, kZeroSize };
 enum class StreamMode { kDefault, kCreated, kNotAStream };
+/// The fused call's gradInput: its own storage, the same view as self or as out, or its own view
+/// over out's storage (at out's offset: the two outputs share bytes).
+enum class GradShare { kNone, kSameViewAsSelf, kSameViewAsOut, kOwnViewOverOut };
 
 struct Case {
   int64_t reduction = 0;
@@ -88,6 +127,8 @@ struct Case {
   int share_slot = kSelf;     ///< the input whose storage out shares
   int64_t share_shift = 0;    ///< bytes from that input's storage to out's (kOwnView)
   int destroyed_slot = -1;    ///< an operand passed as a destroyed handle (BCE_FUZZ_DESTROYED_HANDLES)
+  Op op = Op::kBackward;
+  GradShare grad_share = GradShare::kNone;
 };
 
 /// Destroyed handles are passed only when BCE_FUZZ_DESTROYED_HANDLES=1: until liveness is decided
@@ -193,7 +234,7 @@ std::optional<Case> Decode(ByteReader& in) {
   c.self_dims = DecodeSelfDims(in);
   for (int slot : {kSelf, kTarget, kDout, kWeight, kPosWeight, kOut}) {
     OperandPlan& op = c.operands[slot];
-    op.present = kRequired[slot] ? !in.OneIn(40) : in.Below(2) == 1;
+    op.present = Required(Op::kBackward, slot) ? !in.OneIn(40) : in.Below(2) == 1;
     op.dtype = in.AnyDType();
     if (slot == kOut && in.Below(8) != 7) op.dtype = c.operands[kTarget].dtype;  // mostly the rule
     op.format = in.AnyFormat();
@@ -222,7 +263,34 @@ std::optional<Case> Decode(ByteReader& in) {
   static constexpr int kInputs[] = {kDout, kSelf, kTarget, kWeight, kPosWeight};
   c.share_slot = kInputs[in.Below(5)];
   c.share_shift = in.Below(24);
-  if (in.OneIn(24)) c.destroyed_slot = static_cast<int>(in.Below(kSlots));
+  if (in.OneIn(24)) c.destroyed_slot = static_cast<int>(in.Below(kBackwardSlots));
+  // Appended again (older inputs read zeros: the backward).
+  c.op = static_cast<Op>(in.Below(4));
+  if (!Passed(c.op, kDout)) c.operands[kDout].present = false;
+  if ((c.op == Op::kForward || c.op == Op::kFused) && (c.reduction == 1 || c.reduction == 2) && !in.OneIn(8)) {
+    OperandPlan& out = c.operands[kOut];  // mostly the one element the rule asks for
+    out.dims = in.Below(2) == 0 ? Dims{} : Dims{1};
+    if (!DecodeLayout(in, out)) return std::nullopt;
+  }
+  if (c.op == Op::kFused) {
+    OperandPlan& dout = c.operands[kDout];
+    dout.present = !in.OneIn(4);  // null means 1
+    const uint32_t shape = in.Below(8);
+    if (shape < 6) {  // mostly one element, as the rule asks
+      dout.dims = shape < 3 ? Dims{} : (shape < 5 ? Dims{1} : Dims(c.self_dims.size(), 1));
+      if (!DecodeLayout(in, dout)) return std::nullopt;
+    }
+    OperandPlan& grad = c.operands[kGrad];
+    grad.present = !in.OneIn(40);
+    grad.dtype = in.Below(8) != 7 ? c.operands[kTarget].dtype : in.AnyDType();
+    grad.format = in.AnyFormat();
+    grad.dims = in.OneIn(16) ? DecodeBroadcastDims(in, c.self_dims) : c.self_dims;
+    if (!DecodeLayout(in, grad)) return std::nullopt;
+    const uint32_t grad_share = in.Below(16);
+    c.grad_share = grad_share < 12 ? GradShare::kNone
+                                   : static_cast<GradShare>(static_cast<int>(GradShare::kSameViewAsSelf) +
+                                                            (grad_share - 12) % 3);
+  }
   return c;
 }
 
@@ -280,7 +348,7 @@ void Materialise(Operand& op, int slot, SplitMix& rng) {
     op.owns = true;
     auto* bytes = static_cast<uint8_t*>(op.data);
     for (size_t b = 0; b < op.allocation_bytes; ++b) bytes[b] = static_cast<uint8_t>(rng.Next());
-    if (slot != kOut && IsFloat(p.dtype)) {
+    if (!IsOutputSlot(slot) && IsFloat(p.dtype)) {
       for (int64_t i = 0; i < p.storage_elems; ++i) {
         aclnn_cpu::StoreFromDouble(op.data, p.dtype, i, MakeValue(rng, slot, p.value_class));
       }
@@ -303,16 +371,26 @@ bool BroadcastsTo(const Dims& operand, const Dims& self) {
   return true;
 }
 
-/// Whether two elements of the view share a storage element (brute force: views are small).
-bool SharesMemory(const OperandPlan& p) {
+/// The storage index of every element of the view of @p p, in row-major order of its own dims.
+std::vector<int64_t> ViewIndices(const OperandPlan& p) {
   const int64_t n = Numel(p.dims);
-  std::vector<bool> seen(static_cast<size_t>(p.storage_elems), false);
+  std::vector<int64_t> indices;
+  indices.reserve(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     int64_t rem = i, index = p.offset;
     for (size_t k = p.dims.size(); k-- > 0;) {
       index += (rem % p.dims[k]) * p.strides[k];
       rem /= p.dims[k];
     }
+    indices.push_back(index);
+  }
+  return indices;
+}
+
+/// Whether two elements of the view share a storage element (brute force: views are small).
+bool SharesMemory(const OperandPlan& p) {
+  std::vector<bool> seen(static_cast<size_t>(p.storage_elems), false);
+  for (int64_t index : ViewIndices(p)) {
     if (seen[static_cast<size_t>(index)]) return true;
     seen[static_cast<size_t>(index)] = true;
   }
@@ -321,15 +399,9 @@ bool SharesMemory(const OperandPlan& p) {
 
 /// Start addresses of the elements of @p p over storage @p data, in any order (brute force).
 std::vector<uintptr_t> ElementStarts(const OperandPlan& p, const void* data) {
-  const int64_t n = Numel(p.dims);
   const auto elem = static_cast<int64_t>(aclDataTypeSize(p.dtype));
   std::vector<uintptr_t> starts;
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t rem = i, index = p.offset;
-    for (size_t k = p.dims.size(); k-- > 0;) {
-      index += (rem % p.dims[k]) * p.strides[k];
-      rem /= p.dims[k];
-    }
+  for (int64_t index : ViewIndices(p)) {
     starts.push_back(reinterpret_cast<uintptr_t>(data) + static_cast<uintptr_t>(index * elem));
   }
   return starts;
@@ -375,6 +447,59 @@ struct Expected {
   std::string rule;
 };
 
+/// An output's memory rules against the inputs (Note [Aliasing]): no element shared within it, and
+/// an input only as the very same view.
+std::optional<std::string> OutputMemoryRule(int out_slot, const std::array<const OperandPlan*, kSlots>& passed,
+                                            const std::array<const void*, kSlots>& data) {
+  if (SharesMemory(*passed[out_slot])) return std::string(kSlotNames[out_slot]) + " shares memory";
+  for (int slot : {kDout, kSelf, kTarget, kWeight, kPosWeight}) {
+    if (passed[slot] == nullptr || IsSameView(*passed[out_slot], data[out_slot], *passed[slot], data[slot])) continue;
+    if (SharesBytes(*passed[out_slot], data[out_slot], *passed[slot], data[slot])) {
+      return std::string(kSlotNames[out_slot]) + " partially overlaps " + kSlotNames[slot];
+    }
+  }
+  return std::nullopt;
+}
+
+/// The forward's and the fused call's rules after the null, liveness, rank and dtype-kind ones
+/// (docs/contract.md §8, §10): no format rule; shapes checked even for an empty self; out one
+/// element for mean and sum, whose memory may overlap any input (Note [Loss aliasing]); the two
+/// outputs of the fused call share no byte (Note [Fused aliasing]). Every float type casts to
+/// every other, so the promotion rule never fails here.
+Expected ModelLossRules(const Case& c, const std::array<const OperandPlan*, kSlots>& passed,
+                        const std::array<const void*, kSlots>& data, Expected e) {
+  auto invalid = [&](std::string rule) {
+    e.status = ACLNN_ERR_PARAM_INVALID;
+    e.rule = std::move(rule);
+    return e;
+  };
+  const bool fused = c.op == Op::kFused;
+  if (passed[kOut]->dtype != passed[kTarget]->dtype) return invalid("out dtype != target dtype");
+  if (fused && passed[kGrad]->dtype != passed[kTarget]->dtype) return invalid("gradInput dtype != target dtype");
+  if (c.reduction < 0 || c.reduction > 2) return invalid("reduction outside [0, 2]");
+  const Dims& self = passed[kSelf]->dims;
+  if (passed[kTarget]->dims != self) return invalid("target shape != self");
+  if (fused && passed[kGrad]->dims != self) return invalid("gradInput shape != self");
+  for (int slot : {kDout, kWeight, kPosWeight}) {
+    if (passed[slot] != nullptr && !BroadcastsTo(passed[slot]->dims, self)) return invalid("does not broadcast");
+  }
+  if (fused && passed[kDout] != nullptr && Numel(passed[kDout]->dims) != 1) return invalid("gradOutput not one element");
+  const Dims& out = passed[kOut]->dims;
+  if (c.reduction == 0 ? out != self : !(out.empty() || out == Dims{1})) return invalid("out shape");
+  if (Numel(self) != 0) {
+    if (fused) {
+      if (auto rule = OutputMemoryRule(kGrad, passed, data)) return invalid(*rule);
+    }
+    if (c.reduction == 0) {
+      if (auto rule = OutputMemoryRule(kOut, passed, data)) return invalid(*rule);
+    }
+    if (fused && SharesBytes(*passed[kOut], data[kOut], *passed[kGrad], data[kGrad])) {
+      return invalid("out and gradInput share memory");
+    }
+  }
+  return e;
+}
+
 Expected ModelFirstPhase(const Case& c, const std::array<const OperandPlan*, kSlots>& passed,
                          const std::array<const void*, kSlots>& data, int destroyed) {
   Expected e;
@@ -384,7 +509,7 @@ Expected ModelFirstPhase(const Case& c, const std::array<const OperandPlan*, kSl
     return e;
   };
   for (int slot = 0; slot < kSlots; ++slot) {
-    if (kRequired[slot] && passed[slot] == nullptr) {
+    if (Required(c.op, slot) && passed[slot] == nullptr) {
       e.status = ACLNN_ERR_PARAM_NULLPTR;
       e.rule = std::string(kSlotNames[slot]) + " is null";
       return e;
@@ -402,6 +527,7 @@ Expected ModelFirstPhase(const Case& c, const std::array<const OperandPlan*, kSl
   for (const OperandPlan* p : passed) {
     if (p != nullptr && !IsFloat(p->dtype)) return invalid("dtype not a float type");
   }
+  if (c.op == Op::kForward || c.op == Op::kFused) return ModelLossRules(c, passed, data, e);
   if (passed[kOut]->dtype != passed[kTarget]->dtype) return invalid("out dtype != target dtype");
   if (passed[kTarget]->format != passed[kSelf]->format || passed[kOut]->format != passed[kSelf]->format) {
     return invalid("formats of self, target, out differ");
@@ -437,7 +563,7 @@ int64_t StorageIndexOf(const OperandPlan& p, const Dims& self, const Dims& index
 }
 
 std::string Describe(const Case& c, const std::array<const OperandPlan*, kSlots>& passed) {
-  std::string s = "reduction " + std::to_string(c.reduction) + ", self dims " + DimsText(c.self_dims) + "\n";
+  std::string s = std::string(kOpNames[static_cast<int>(c.op)]) + ", reduction " + std::to_string(c.reduction) + ", self dims " + DimsText(c.self_dims) + "\n";
   for (int slot = 0; slot < kSlots; ++slot) {
     const OperandPlan* p = passed[slot];
     s += std::string("  ") + kSlotNames[slot] + ": ";
@@ -456,7 +582,8 @@ std::string Describe(const Case& c, const std::array<const OperandPlan*, kSlots>
        std::to_string(static_cast<int>(c.stream_mode)) + ", repeatable " + std::to_string(c.repeatable) +
        ", share " + std::to_string(static_cast<int>(c.share)) + " with " + kSlotNames[c.share_slot] + " at +" +
        std::to_string(c.share_shift) + " bytes, destroyed " +
-       (c.destroyed_slot >= 0 && DestroyedHandlesEnabled() ? kSlotNames[c.destroyed_slot] : "none");
+       (c.destroyed_slot >= 0 && DestroyedHandlesEnabled() ? kSlotNames[c.destroyed_slot] : "none") +
+       ", gradInput share " + std::to_string(static_cast<int>(c.grad_share));
   return s;
 }
 
@@ -482,70 +609,235 @@ std::string SetSentinel() {
   return aclGetRecentErrMsg();
 }
 
-/// Every out element against the float64 reference of the inputs as they were before the call.
-void CheckResults(const Checker& check, const Case& c, const std::array<Operand*, kSlots>& ops) {
-  const OperandPlan& out = ops[kOut]->plan;
-  const Dims& self = c.self_dims;
-  const int64_t n = Numel(self);
-  bool any_double = false;
-  for (int slot : {kDout, kSelf, kTarget, kWeight, kPosWeight}) {
-    if (ops[slot] != nullptr && ops[slot]->plan.dtype == ACL_DOUBLE) any_double = true;
-  }
-  const aclDataType compute = any_double ? ACL_DOUBLE : ACL_FLOAT;
-  const double scale = c.reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
-  Dims index(self.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t rem = i;
-    for (size_t k = self.size(); k-- > 0;) {
-      index[k] = rem % self[k];
-      rem /= self[k];
+/// The element-wise view of the inputs as they were before the call, element by element of self.
+class Inputs {
+ public:
+  Inputs(const Case& c, const std::array<Operand*, kSlots>& ops) : c_(c), ops_(ops), index_(c.self_dims.size(), 0) {}
+  void Seek(int64_t i) {
+    for (size_t k = c_.self_dims.size(); k-- > 0;) {
+      index_[k] = i % c_.self_dims[k];
+      i /= c_.self_dims[k];
     }
-    auto input = [&](int slot) -> std::optional<double> {
-      if (ops[slot] == nullptr) return std::nullopt;
-      const OperandPlan& p = ops[slot]->plan;
-      return aclnn_cpu::LoadAsDouble(ops[slot]->before.data(), p.dtype, StorageIndexOf(p, self, index));
-    };
-    const double x = *input(kSelf), y = *input(kTarget), g = *input(kDout);
+  }
+  std::optional<double> operator()(int slot) const {
+    if (ops_[slot] == nullptr) return std::nullopt;
+    const OperandPlan& p = ops_[slot]->plan;
+    return aclnn_cpu::LoadAsDouble(ops_[slot]->before.data(), p.dtype, StorageIndexOf(p, c_.self_dims, index_));
+  }
+  double Output(int slot) const {
+    const OperandPlan& p = ops_[slot]->plan;
+    return aclnn_cpu::LoadAsDouble(ops_[slot]->data, p.dtype, StorageIndexOf(p, c_.self_dims, index_));
+  }
+
+ private:
+  const Case& c_;
+  const std::array<Operand*, kSlots>& ops_;
+  Dims index_;
+};
+
+/// The compute type: fp64 when any input read is fp64 (ChooseKernelDType: a uniform plan keeps its
+/// dtype, a mixed one the promoted dtype, and every output has the target's dtype).
+aclDataType ComputeType(const std::array<Operand*, kSlots>& ops) {
+  for (int slot : {kDout, kSelf, kTarget, kWeight, kPosWeight}) {
+    if (ops[slot] != nullptr && ops[slot]->plan.dtype == ACL_DOUBLE) return ACL_DOUBLE;
+  }
+  return ACL_FLOAT;
+}
+
+/// Whether a running product of @p factors (exact, in long double) leaves the range of the compute
+/// type before the last factor: the kernel's products in the contract's order then overflow.
+bool IntermediateOverflows(std::initializer_list<long double> factors, aclDataType compute) {
+  const long double limit = compute == ACL_DOUBLE ? static_cast<long double>(DBL_MAX) : static_cast<long double>(FLT_MAX);
+  long double product = 1;
+  for (long double f : factors) {
+    product *= f;
+    if (std::fabs(product) > limit) return true;
+  }
+  return false;
+}
+
+double SmallestStep(aclDataType compute) { return compute == ACL_DOUBLE ? 0x1p-1074 : 0x1p-149; }
+
+/// Judge's rules for a value with a plain bound: NaN only for NaN, Inf only where the exact value
+/// is within the bound of the overflow threshold on the same side (or is that Inf).
+bool Acceptable(double got, double ref, double bound, aclDataType compute, aclDataType out_dtype) {
+  if (std::isnan(ref) || std::isnan(got)) return std::isnan(ref) && std::isnan(got);
+  if (std::isinf(ref)) return got == ref;
+  if (std::isinf(got)) {
+    const double limit = std::min(bce_reliability::OverflowThreshold(out_dtype),
+                                  compute == ACL_DOUBLE ? HUGE_VAL : bce_reliability::OverflowThreshold(ACL_FLOAT));
+    return std::signbit(got) == std::signbit(ref) && std::fabs(ref) + bound >= limit;
+  }
+  return std::fabs(got - ref) <= bound;
+}
+
+[[noreturn]] void FailElement(const Checker& check, const char* what, int64_t i, double got, double ref, double bound,
+                              const Inputs& in) {
+  char detail[512];
+  std::snprintf(detail, sizeof(detail),
+                "element %lld: got %.17g, reference %.17g, bound %.3g (x=%.17g y=%.17g dout=%.17g w=%.17g pw=%.17g)",
+                static_cast<long long>(i), got, ref, bound, in(kSelf).value_or(NAN), in(kTarget).value_or(NAN),
+                in(kDout).value_or(1.0), in(kWeight).value_or(1.0), in(kPosWeight).value_or(1.0));
+  check.Fail(what, detail);
+}
+
+/// Every gradInput element (@p out_slot: the backward's out, the fused call's gradInput) against
+/// the float64 reference; the fused call's absent gradOutput is 1.
+void CheckGradient(const Checker& check, const Case& c, const std::array<Operand*, kSlots>& ops, int out_slot) {
+  const int64_t n = Numel(c.self_dims);
+  const aclDataType compute = ComputeType(ops), out_dtype = ops[out_slot]->plan.dtype;
+  const double scale = c.reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
+  Inputs input(c, ops);
+  for (int64_t i = 0; i < n; ++i) {
+    input.Seek(i);
+    const double x = *input(kSelf), y = *input(kTarget), g = input(kDout).value_or(1.0);
     const std::optional<double> w = input(kWeight), pw = input(kPosWeight);
-    const double got = aclnn_cpu::LoadAsDouble(ops[kOut]->data, out.dtype, StorageIndexOf(out, self, index));
+    const double got = input.Output(out_slot);
     const bool nan_in = std::isnan(x) || std::isnan(y) || std::isnan(g) || (w && std::isnan(*w)) || (pw && std::isnan(*pw));
     if (nan_in) {
-      if (!std::isnan(got)) check.Fail("NaN input gave a non-NaN result", "element " + std::to_string(i));
+      if (!std::isnan(got)) check.Fail("NaN input gave a non-NaN gradient", "element " + std::to_string(i));
       continue;
     }
     if (std::isinf(y) || std::isinf(g) || (w && std::isinf(*w)) || (pw && std::isinf(*pw))) continue;
     const auto terms = bce_reliability::ComputeGradTerms(x, y, g, w, pw, scale);
-    const auto v = bce_reliability::Judge(got, terms.g, terms, compute, out.dtype);
-    if (!v.ok) {
-      char detail[512];
-      std::snprintf(detail, sizeof(detail),
-                    "element %lld: got %.17g, float64 %.17g, bound %.3g (x=%.17g y=%.17g dout=%.17g w=%.17g pw=%.17g)",
-                    static_cast<long long>(i), got, terms.g, v.bound, x, y, g, w ? *w : 1.0, pw ? *pw : 1.0);
-      check.Fail("result outside the error bound", detail);
+    const auto v = bce_reliability::Judge(got, terms.g, terms, compute, out_dtype);
+    if (!v.ok) FailElement(check, "gradient outside the error bound", i, got, terms.g, v.bound, input);
+  }
+}
+
+/// Every gradTarget element against TargetReferenceTerms (the target itself is never read).
+void CheckTargetGradient(const Checker& check, const Case& c, const std::array<Operand*, kSlots>& ops) {
+  const int64_t n = Numel(c.self_dims);
+  // The target's dtype still decides the plan's (gradTarget has it): see ComputeType.
+  const aclDataType compute = ComputeType(ops), out_dtype = ops[kOut]->plan.dtype;
+  const double scale = c.reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
+  const double tiny = SmallestStep(compute);
+  Inputs input(c, ops);
+  for (int64_t i = 0; i < n; ++i) {
+    input.Seek(i);
+    const double x = *input(kSelf), g = *input(kDout);
+    const std::optional<double> w = input(kWeight), pw = input(kPosWeight);
+    const double got = input.Output(kOut);
+    if (std::isnan(x) || std::isnan(g) || (w && std::isnan(*w)) || (pw && std::isnan(*pw))) {
+      if (!std::isnan(got)) check.Fail("NaN input gave a non-NaN target gradient", "element " + std::to_string(i));
+      continue;
+    }
+    if (std::isinf(g) || (w && std::isinf(*w)) || (pw && std::isinf(*pw))) continue;
+    const auto t = aclnn_cpu::bce_grad::ComputeTargetReferenceTerms(x, g, w, pw, scale);
+    // The contract's order is ((t * dout) * weight) * scale: where one of those products overflows
+    // the compute type, the result is that of IEEE arithmetic (+-inf, or NaN once an infinite
+    // product meets a zero factor) even when the exact value, scale included, is finite. Such an
+    // element is not judged.
+    if (IntermediateOverflows({static_cast<long double>(t.c) - t.l, g, w.value_or(1.0)}, compute)) continue;
+    // A subnormal intermediate of the compute type carries a few of its smallest steps, which the
+    // factors after it magnify: (pw - 1) * tail or pw * x times m, t * dout times |w| * scale, ...
+    const double pw_abs = std::fabs(pw.value_or(1.0)), w_abs = std::fabs(w.value_or(1.0));
+    const double gain = (pw_abs + 2.0) * std::fabs(t.m) + (w_abs + 1.0) * scale + 1.0;
+    const double bound = aclnn_cpu::bce_grad::TargetErrorBound(t, compute, out_dtype) + 4.0 * tiny * gain;
+    if (!Acceptable(got, t.g, bound, compute, out_dtype)) {
+      FailElement(check, "target gradient outside the error bound", i, got, t.g, bound, input);
     }
   }
 }
 
-/// Bytes of out's storage that lie outside its view must equal @p before.
-void CheckOutsideViewUntouched(const Checker& check, const Case& c, const Operand& out,
-                               const std::vector<uint8_t>& before) {
+/// The loss: every element for none; for mean and sum the one element against the long double sum
+/// of the elements' references, within the sum of their bounds (fp64 accumulation adds a relative
+/// n * 2^-52 of the sum of magnitudes) plus one rounding to out. An empty self gives NaN for mean
+/// and 0 for sum.
+void CheckLoss(const Checker& check, const Case& c, const std::array<Operand*, kSlots>& ops) {
+  const int64_t n = Numel(c.self_dims);
+  const aclDataType compute = ComputeType(ops), out_dtype = ops[kOut]->plan.dtype;
+  const double tiny = SmallestStep(compute);
+  const double compute_limit = compute == ACL_DOUBLE ? HUGE_VAL : bce_reliability::OverflowThreshold(ACL_FLOAT);
+  Inputs input(c, ops);
+  long double sum = 0;
+  double magnitudes = 0, bounds = 0;
+  bool any_nan = false, unjudged = false;
+  for (int64_t i = 0; i < n; ++i) {
+    input.Seek(i);
+    const double x = *input(kSelf), y = *input(kTarget);
+    const std::optional<double> w = input(kWeight), pw = input(kPosWeight);
+    if (std::isnan(x) || std::isnan(y) || (w && std::isnan(*w)) || (pw && std::isnan(*pw))) {
+      any_nan = true;
+      if (c.reduction == 0 && !std::isnan(input.Output(kOut))) {
+        check.Fail("NaN input gave a non-NaN loss", "element " + std::to_string(i));
+      }
+      continue;
+    }
+    if (std::isinf(y) || (w && std::isinf(*w)) || (pw && std::isinf(*pw))) {
+      unjudged = true;
+      continue;
+    }
+    // An infinite logit takes the limit of each term whose factor is not zero in the compute
+    // type: a pos_weight * target that underflows to zero there drops its infinite term (the
+    // contract's zero factor), where the exact factor is a tiny nonzero. Not judged.
+    if (std::isinf(x) && pw && *pw * static_cast<long double>(y) != 0 &&
+        (compute == ACL_DOUBLE ? *pw * y : static_cast<double>(static_cast<float>(*pw) * static_cast<float>(y))) == 0) {
+      if (c.reduction != 0) unjudged = true;
+      continue;
+    }
+    const auto t = aclnn_cpu::bce_loss::ComputeLossReferenceTerms(x, y, w, pw);
+    const double lw_abs = std::fabs(pw.value_or(1.0) * y), w_abs = std::fabs(t.w);
+    // A subnormal intermediate carries a few of the compute type's smallest steps, magnified by
+    // the factors after it: a subnormal pw * y by softplus(-x) (up to |x| + 1) and the weight, a
+    // subnormal softplus by pw * y or 1 - y and the weight.
+    const double softplus_gain = std::isfinite(x) ? std::fabs(x) + 2.0 : 2.0;
+    const double gain = (lw_abs + std::fabs(1.0 - y) + softplus_gain) * (w_abs + 1.0);
+    const double bound = aclnn_cpu::bce_loss::LossErrorBound(t, compute, out_dtype) + 4.0 * tiny * gain;
+    if (c.reduction == 0) {
+      const double got = input.Output(kOut);
+      if (!Acceptable(got, t.loss, bound, compute, out_dtype)) {
+        FailElement(check, "loss outside the error bound", i, got, t.loss, bound, input);
+      }
+      continue;
+    }
+    // An element whose terms overflow the compute type may make the kernel's sum Inf - Inf where
+    // the exact one is finite: such a sum is not judged.
+    if (std::isfinite(x) && (std::fabs(t.pos * t.w) >= compute_limit || std::fabs(t.neg * t.w) >= compute_limit ||
+                             std::fabs(t.pos) >= compute_limit || std::fabs(t.neg) >= compute_limit)) {
+      unjudged = true;
+    }
+    sum += t.loss;
+    magnitudes += std::fabs(t.loss);
+    bounds += 5.0 * 2 * aclnn_cpu::RoundingOf(compute).unit_roundoff * (std::fabs(t.pos) + std::fabs(t.neg)) *
+                  w_abs +
+              4.0 * tiny * (gain + 1.0);
+  }
+  if (c.reduction == 0) return;
+  const OperandPlan& out = ops[kOut]->plan;
+  const double got = aclnn_cpu::LoadAsDouble(ops[kOut]->data, out.dtype, ViewIndices(out).front());
+  if (n == 0) {
+    if (c.reduction == 1 ? !std::isnan(got) : got != 0.0) check.Fail("the reduced loss of an empty self is wrong");
+    return;
+  }
+  if (any_nan) {
+    if (!std::isnan(got)) check.Fail("NaN input gave a non-NaN reduced loss");
+    return;
+  }
+  if (unjudged) return;
+  const double scale = c.reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
+  const double ref = static_cast<double>(sum) * scale;
+  const double eps_o = aclnn_cpu::RoundingOf(out.dtype).unit_roundoff;
+  const double bound = (bounds + magnitudes * static_cast<double>(n) * 0x1p-52) * scale * (1 + eps_o) +
+                       eps_o * std::fabs(ref) + aclnn_cpu::RoundingOf(out.dtype).smallest_subnormal;
+  if (!Acceptable(got, ref, bound, compute, out.dtype)) {
+    char detail[256];
+    std::snprintf(detail, sizeof(detail), "got %.17g, reference %.17g, bound %.3g over %lld elements", got, ref, bound,
+                  static_cast<long long>(n));
+    check.Fail("reduced loss outside the error bound", detail);
+  }
+}
+
+/// Bytes of an output's storage that lie outside its view must equal @p before.
+void CheckOutsideViewUntouched(const Checker& check, const Operand& out, const std::vector<uint8_t>& before) {
   const std::vector<uint8_t> after = out.Bytes();
   std::vector<bool> in_view(static_cast<size_t>(out.plan.storage_elems), false);
-  const int64_t n = Numel(c.self_dims);
-  Dims index(c.self_dims.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t rem = i;
-    for (size_t k = c.self_dims.size(); k-- > 0;) {
-      index[k] = rem % c.self_dims[k];
-      rem /= c.self_dims[k];
-    }
-    in_view[static_cast<size_t>(StorageIndexOf(out.plan, c.self_dims, index))] = true;
-  }
+  for (int64_t index : ViewIndices(out.plan)) in_view[static_cast<size_t>(index)] = true;
   const size_t elem = out.ElemSize();
   for (size_t e = 0; e < in_view.size(); ++e) {
     if (in_view[e]) continue;
     if (std::memcmp(after.data() + e * elem, before.data() + e * elem, elem) != 0) {
-      check.Fail("a storage element outside out's view was written", "storage element " + std::to_string(e));
+      check.Fail("a storage element outside an output's view was written", "storage element " + std::to_string(e));
     }
   }
 }
@@ -577,7 +869,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Tensors. Out may be a second tensor over self's or gradOutput's storage and view.
   std::array<std::unique_ptr<Operand>, kSlots> owned;
   for (int slot = 0; slot < kSlots; ++slot) {
-    if (!c.operands[slot].present) continue;
+    if (!c.operands[slot].present || !Passed(c.op, slot)) continue;
     owned[slot] = std::make_unique<Operand>();
     owned[slot]->plan = c.operands[slot];
   }
@@ -598,13 +890,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (shared >= 0) {
     owned[shared]->allocation_bytes = static_cast<size_t>(share_shift) + owned[kOut]->StorageBytes();
   }
+  // The fused call's gradInput over self's or out's storage (same view, or its own view at out's
+  // storage: out's allocation is made large enough for it). Not combined with out over an input.
+  const int grad_over = owned[kGrad] == nullptr || c.grad_share == GradShare::kNone ? -1
+                        : c.grad_share == GradShare::kSameViewAsSelf                 ? kSelf
+                                                                                     : kOut;
+  const bool grad_over_ok = grad_over >= 0 && owned[grad_over] != nullptr &&
+                            aclDataTypeSize(owned[grad_over]->plan.dtype) != 0 &&
+                            aclDataTypeSize(owned[kGrad]->plan.dtype) != 0 && !alias && shared < 0;
+  const bool grad_same_view = grad_over_ok && c.grad_share != GradShare::kOwnViewOverOut;
+  if (grad_same_view) owned[kGrad]->plan = owned[grad_over]->plan;
+  if (grad_over_ok && !grad_same_view) {
+    owned[kOut]->allocation_bytes = std::max(owned[kOut]->StorageBytes(), owned[kGrad]->StorageBytes());
+  }
   std::array<Operand*, kSlots> ops{};
   std::array<const OperandPlan*, kSlots> passed{};
   for (int slot = 0; slot < kSlots; ++slot) {
     Operand* op = owned[slot].get();
     if (op == nullptr) continue;
-    if ((alias || shared >= 0) && slot == kOut) {
-      op->data = alias ? owned[aliased]->data : static_cast<uint8_t*>(owned[shared]->data) + share_shift;
+    const bool over_other = ((alias || shared >= 0) && slot == kOut) || (grad_over_ok && slot == kGrad);
+    if (over_other) {
+      if (slot == kGrad) {
+        op->data = owned[grad_over]->data;
+      } else {
+        op->data = alias ? owned[aliased]->data : static_cast<uint8_t*>(owned[shared]->data) + share_shift;
+      }
       const OperandPlan& p = op->plan;
       const Dims storage_dims = p.storage_as_view_dims ? p.dims : Dims{p.storage_elems};
       op->tensor = aclCreateTensor(p.dims.data(), p.dims.size(), p.dtype, p.strides.data(), p.offset, p.format,
@@ -625,6 +935,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (Operand* op : ops) {
     if (op != nullptr) op->before = op->Bytes();
   }
+  std::vector<uint8_t> out_allocation_before;  // gradInput's own view over out's allocation
+  if (grad_over_ok && !grad_same_view && ops[kOut] != nullptr) {
+    const auto* p = static_cast<const uint8_t*>(ops[kOut]->data);
+    out_allocation_before.assign(p, p + ops[kOut]->allocation_bytes);
+  }
 
   // A destroyed handle for one operand (its storage stays: only the tensor object is freed).
   int destroyed = -1;
@@ -641,9 +956,37 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t workspace_size = 0;
   aclOpExecutor* executor = nullptr;
   std::string sentinel = SetSentinel();
-  const aclnnStatus first = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
-      tensor(kDout), tensor(kSelf), tensor(kTarget), tensor(kWeight), tensor(kPosWeight), c.reduction, tensor(kOut),
-      c.null_workspace_size ? nullptr : &workspace_size, c.null_executor ? nullptr : &executor);
+  uint64_t* const ws_out = c.null_workspace_size ? nullptr : &workspace_size;
+  aclOpExecutor** const executor_out = c.null_executor ? nullptr : &executor;
+  aclnnStatus first = ACLNN_SUCCESS;
+  using SecondPhase = aclnnStatus (*)(void*, uint64_t, aclOpExecutor*, aclrtStream);
+  SecondPhase second_phase = nullptr;
+  switch (c.op) {
+    case Op::kBackward:
+      first = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(tensor(kDout), tensor(kSelf), tensor(kTarget),
+                                                                        tensor(kWeight), tensor(kPosWeight),
+                                                                        c.reduction, tensor(kOut), ws_out, executor_out);
+      second_phase = &aclnnBinaryCrossEntropyWithLogitsBackward;
+      break;
+    case Op::kTargetBackward:
+      first = aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
+          tensor(kDout), tensor(kSelf), tensor(kTarget), tensor(kWeight), tensor(kPosWeight), c.reduction,
+          tensor(kOut), ws_out, executor_out);
+      second_phase = &aclnnBinaryCrossEntropyWithLogitsTargetBackward;
+      break;
+    case Op::kForward:
+      first = aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(tensor(kSelf), tensor(kTarget), tensor(kWeight),
+                                                                tensor(kPosWeight), c.reduction, tensor(kOut), ws_out,
+                                                                executor_out);
+      second_phase = &aclnnBinaryCrossEntropyWithLogits;
+      break;
+    case Op::kFused:
+      first = aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize(
+          tensor(kSelf), tensor(kTarget), tensor(kWeight), tensor(kPosWeight), tensor(kDout), c.reduction,
+          tensor(kOut), tensor(kGrad), ws_out, executor_out);
+      second_phase = &aclnnBinaryCrossEntropyWithLogitsFused;
+      break;
+  }
   if (std::getenv("BCE_FUZZ_DESCRIBE") != nullptr) {  // what a corpus file means
     std::fprintf(stderr, "%s\n  -> first phase %d (model %d) %s\n", Describe(c, passed).c_str(), first,
                  expected.status, first == 0 ? "" : aclGetRecentErrMsg());
@@ -665,7 +1008,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   if (executor == nullptr) check.Fail("first phase succeeded without an executor");
-  if (Numel(c.self_dims) == 0 && workspace_size != 0) check.Fail("empty self asks for a workspace");
+  const bool reduced_loss = (c.op == Op::kForward || c.op == Op::kFused) && c.reduction != 0;
+  if (Numel(c.self_dims) == 0 && workspace_size != 0 && !reduced_loss) check.Fail("empty self asks for a workspace");
 
   // Second phase: one misuse at most, then a proper launch.
   int not_a_stream = 0;
@@ -697,14 +1041,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   aclrtStream stream = StreamOf(c.stream_mode, &not_a_stream);
   // In place (also an own view over an input's storage that lands on the same view), a repeat
   // reads its own results.
-  const bool repeatable = c.repeatable && !alias && shared < 0;
+  const bool repeatable = c.repeatable && !alias && shared < 0 && !grad_over_ok;
   if (repeatable && aclSetAclOpExecutorRepeatable(executor) != ACLNN_SUCCESS) {
     check.Fail("aclSetAclOpExecutorRepeatable failed on a fresh executor", aclGetRecentErrMsg());
   }
   bool consumed = false;
   if (misuse_expected != ACLNN_SUCCESS) {
     sentinel = SetSentinel();
-    const aclnnStatus s = aclnnBinaryCrossEntropyWithLogitsBackward(pass_workspace, pass_size, executor, stream);
+    const aclnnStatus s = second_phase(pass_workspace, pass_size, executor, stream);
     if (s != misuse_expected) {
       check.Fail("second phase misuse gave another status",
                  "got " + std::to_string(s) + ", expected " + std::to_string(misuse_expected));
@@ -718,25 +1062,58 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     pass_size = workspace_size;
     stream = c.stream_mode == StreamMode::kNotAStream ? nullptr : stream;
   }
-  const aclnnStatus second = aclnnBinaryCrossEntropyWithLogitsBackward(pass_workspace, pass_size, executor, stream);
+  const aclnnStatus second = second_phase(pass_workspace, pass_size, executor, stream);
   if (second != ACLNN_SUCCESS) {
     check.Fail("second phase failed on a good executor", std::to_string(second) + ": " + aclGetRecentErrMsg());
   }
   consumed = !repeatable;
   if (aclrtSynchronizeStream(stream) != ACL_SUCCESS) check.Fail("aclrtSynchronizeStream failed");
 
-  CheckResults(check, c, ops);
-  CheckOutsideViewUntouched(check, c, *ops[kOut], ops[kOut]->before);
+  switch (c.op) {
+    case Op::kBackward: CheckGradient(check, c, ops, kOut); break;
+    case Op::kTargetBackward: CheckTargetGradient(check, c, ops); break;
+    case Op::kForward: CheckLoss(check, c, ops); break;
+    case Op::kFused:
+      CheckLoss(check, c, ops);
+      CheckGradient(check, c, ops, kGrad);
+      break;
+  }
+  // An output over another operand's storage: the bytes outside both views are checked below.
+  if (!grad_over_ok) {
+    CheckOutsideViewUntouched(check, *ops[kOut], ops[kOut]->before);
+    if (ops[kGrad] != nullptr) CheckOutsideViewUntouched(check, *ops[kGrad], ops[kGrad]->before);
+  } else if (!grad_same_view) {  // gradInput's own view over out's allocation: neither view's bytes
+    const auto* p = static_cast<const uint8_t*>(ops[kOut]->data);
+    const std::vector<uint8_t> after(p, p + ops[kOut]->allocation_bytes);
+    std::vector<bool> in_view(static_cast<size_t>(ops[kOut]->plan.storage_elems), false);
+    for (int64_t index : ViewIndices(ops[kOut]->plan)) in_view[static_cast<size_t>(index)] = true;
+    std::vector<bool> in_grad(after.size(), false);
+    const auto base = reinterpret_cast<uintptr_t>(ops[kOut]->data);
+    const size_t elem = ops[kOut]->ElemSize(), grad_elem = ops[kGrad]->ElemSize();
+    for (uintptr_t start : ElementStarts(ops[kGrad]->plan, ops[kGrad]->data)) {
+      for (size_t k = 0; k < grad_elem; ++k) in_grad[start - base + k] = true;  // within: allocated so
+    }
+    for (size_t b = 0; b < after.size(); ++b) {
+      const bool in_out = b / elem < in_view.size() && in_view[b / elem];
+      if (!in_out && !in_grad[b] && after[b] != out_allocation_before[b]) {
+        check.Fail("a byte outside the outputs' views was written", "byte " + std::to_string(b));
+      }
+    }
+  } else {  // the same view as self or out: its storage's other bytes stay too
+    CheckOutsideViewUntouched(check, *ops[kOut], ops[kOut]->before);
+    CheckOutsideViewUntouched(check, *ops[kGrad], ops[kGrad]->before);
+  }
   for (int slot : {kDout, kSelf, kTarget, kWeight, kPosWeight}) {
     // A storage out shares is checked by CheckOutsideViewUntouched, as far as out's storage reaches.
     if (ops[slot] == nullptr || (alias && slot == aliased) || slot == shared) continue;
+    if (grad_over_ok && slot == grad_over) continue;
     if (ops[slot]->Bytes() != ops[slot]->before) check.Fail("an input's storage was written", kSlotNames[slot]);
   }
 
   if (repeatable) {
     const std::vector<uint8_t> first_result = ops[kOut]->Bytes();
     for (int k = 0; k < 2; ++k) {
-      if (aclnnBinaryCrossEntropyWithLogitsBackward(workspace, workspace_size, executor, stream) != ACLNN_SUCCESS) {
+      if (second_phase(workspace, workspace_size, executor, stream) != ACLNN_SUCCESS) {
         check.Fail("a repeatable executor failed on a repeat", aclGetRecentErrMsg());
       }
     }
@@ -745,7 +1122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (aclDestroyAclOpExecutor(executor) != ACLNN_SUCCESS) check.Fail("destroying a repeatable executor failed");
   } else if (consumed) {
     sentinel = SetSentinel();
-    if (aclnnBinaryCrossEntropyWithLogitsBackward(workspace, workspace_size, executor, stream) !=
+    if (second_phase(workspace, workspace_size, executor, stream) !=
         ACLNN_ERR_PARAM_INVALID) {
       check.Fail("a consumed executor ran again");
     }

@@ -152,7 +152,9 @@ CREATE_TENSOR_SEEDS = {
 
 
 # ---------------------------------------------------------------------------------------------
-# bce_op: seed, reduction, self dims, six operands, alias, null flags, workspace, stream, repeat
+# bce_op: seed, reduction, self dims, six operands, alias, null flags, workspace, stream, repeat,
+# share, destroyed; then (appended) the operator, the loss's one-element out, the fused call's
+# gradOutput and gradInput
 # ---------------------------------------------------------------------------------------------
 def numel(dims):
     n = 1
@@ -250,11 +252,19 @@ SHARE_INPUTS = ["dout", "self", "target", "weight", "pos_weight"]
 SLOTS = ["dout", "self", "target", "weight", "pos_weight", "out"]
 
 
+OPS = ["backward", "target_backward", "forward", "fused"]
+GRAD_SHARE = {"none": 0, "self": 12, "out": 13, "own_view_over_out": 14}
+
+
 def bce_op(seed, reduction, dims, ops, alias="none", null_ws=False, null_exec=False, workspace="exact",
            stream="default", repeatable=False, long_row=None, share="none", share_slot="self", shift=0,
-           destroyed=None):
+           destroyed=None, op="backward", out_one=None, dout_null=False, dout_shape="scalar", grad=None,
+           grad_share="none"):
     """share: "none", "same_view" (out the same view as share_slot) or "own_view" (out's own view
-    over share_slot's storage, shift bytes in); destroyed: a slot passed as a destroyed handle."""
+    over share_slot's storage, shift bytes in); destroyed: a slot passed as a destroyed handle.
+    op: one of OPS. out_one: for the forward and the fused call with mean or sum, out's one element
+    ("scalar" [] or "one" [1]; None keeps the decoded shape). dout_null, dout_shape ("scalar",
+    "one", "ones" or "decoded"), grad (a spec of gradInput) and grad_share: the fused call's."""
     e = Encoder()
     e.u64(seed)
     if isinstance(reduction, int) and 0 <= reduction < 3:
@@ -287,6 +297,29 @@ def bce_op(seed, reduction, dims, ops, alias="none", null_ws=False, null_exec=Fa
     e.one_in(destroyed is not None, 24)
     if destroyed is not None:
         e.below(SLOTS.index(destroyed), 6)
+    if op == "backward" and out_one is None and grad is None:
+        return e.out  # the original decoding ends here: the rest reads zeros
+    e.below(OPS.index(op), 4)
+    if op in ("forward", "fused") and reduction in (1, 2):
+        e.one_in(out_one is None, 8)
+        if out_one is not None:
+            e.below(0 if out_one == "scalar" else 1, 2)
+            encode_layout(e, 0 if out_one == "scalar" else 1, False)
+    if op == "fused":
+        e.one_in(dout_null, 4)
+        shape = {"scalar": 0, "one": 3, "ones": 5, "decoded": 6}[dout_shape]
+        e.below(shape, 8)
+        if shape < 6:
+            encode_layout(e, {0: 0, 3: 1, 5: rank}[shape], False)
+        spec = grad or {}
+        e.one_in(not spec.get("present", True), 40)
+        e.below(7 if "dtype" in spec else 0, 8)
+        if "dtype" in spec:
+            e.dtype(spec["dtype"])
+        e.format(spec.get("format", "nd"))
+        e.one_in(False, 16)
+        encode_layout(e, rank, numel(dims) == 0, spec.get("layout", "contiguous"))
+        e.below(GRAD_SHARE[grad_share], 16)
     return e.out
 
 
@@ -373,11 +406,60 @@ BCE_OP_SEEDS.update({
     "destroyed_self": bce_op(41, 0, [2, 3], uniform("fp32"), destroyed="self"),
     "destroyed_out": bce_op(42, 0, [2, 3], uniform("fp32"), destroyed="out"),
 })
+# The target gradient, the forward and the fused call (the appended decisions).
+for dt in ("fp32", "fp16", "bf16", "fp64"):
+    for red in (0, 1, 2):
+        one = None if red == 0 else "scalar"
+        BCE_OP_SEEDS[f"forward_{dt}_2x3_reduction{red}"] = bce_op(100 + red, red, [2, 3], uniform(dt),
+                                                                  op="forward", out_one=one)
+        BCE_OP_SEEDS[f"fused_{dt}_2x3_reduction{red}"] = bce_op(110 + red, red, [2, 3], uniform(dt), op="fused",
+                                                                out_one=one)
+    BCE_OP_SEEDS[f"target_backward_{dt}_3x4"] = bce_op(120, 1, [3, 4], uniform(dt), op="target_backward")
+BCE_OP_SEEDS.update({
+    "target_backward_weight_pos_weight": bce_op(121, 0, [4, 5], with_optional(
+        uniform("fp32"), {"dtype": "fp32", "shape": "last"}, {"dtype": "fp16", "shape": "drop"}),
+                                                op="target_backward"),
+    "target_backward_special_values": bce_op(122, 2, [5, 3], with_optional({
+        "self": {"dtype": "fp32", "values": 6}, "target": {"dtype": "fp32", "values": 6},
+        "dout": {"dtype": "fp32", "values": 6, "shape": "last"}, "out": {"dtype": "fp32"}},
+        None, {"dtype": "fp32", "values": 6, "shape": "same"}), op="target_backward"),
+    "forward_mean_out_one": bce_op(130, 1, [4, 5], with_optional(
+        uniform("bf16"), {"dtype": "bf16", "shape": "last"}, {"dtype": "fp32", "shape": "ones"}),
+                                   op="forward", out_one="one"),
+    "forward_sum_out_self_shaped": bce_op(131, 2, [3, 4], uniform("fp32"), op="forward"),
+    "forward_none_special_values": bce_op(132, 0, [5, 3], with_optional({
+        "self": {"dtype": "fp32", "values": 6}, "target": {"dtype": "fp32", "values": 6}, "out": {"dtype": "fp32"}},
+        {"dtype": "fp32", "values": 6, "shape": "last"}, None), op="forward"),
+    "forward_none_huge_logits": bce_op(133, 0, [1], {"self": {"dtype": "fp32", "values": 7},
+                                                     "target": {"dtype": "fp32"}, "out": {"dtype": "fp32"}},
+                                       long_row=30, op="forward"),
+    "forward_mean_out_over_self": bce_op(134, 1, [4, 4], uniform("fp32"), share="own_view", shift=8, op="forward",
+                                         out_one="scalar"),
+    "forward_none_in_place": bce_op(135, 0, [4, 4], uniform("fp16"), alias="self", op="forward"),
+    "forward_empty_mean": bce_op(136, 1, [3, 0], uniform("fp32"), op="forward", out_one="one"),
+    "forward_long_row_sum_permuted": bce_op(137, 2, [2, 3], {
+        "self": {"dtype": "fp32", "layout": "permuted"}, "target": {"dtype": "fp16", "layout": "transposed"},
+        "out": {"dtype": "fp16"}}, long_row=66, op="forward", out_one="scalar"),
+    "fused_mean_dout_null": bce_op(140, 1, [4, 5], uniform("fp32"), op="fused", out_one="scalar", dout_null=True),
+    "fused_none_dout_ones_weight": bce_op(141, 0, [3, 4], with_optional(
+        uniform("fp32"), {"dtype": "fp64", "shape": "last"}, None), op="fused", dout_shape="ones"),
+    "fused_sum_grad_in_place": bce_op(142, 2, [4, 4], uniform("fp32"), op="fused", out_one="one", grad_share="self"),
+    "fused_grad_over_out": bce_op(143, 0, [2, 3], uniform("fp32"), op="fused", grad_share="out"),
+    "fused_grad_own_view_over_out": bce_op(144, 1, [2, 3], uniform("bf16"), op="fused", out_one="scalar",
+                                           grad_share="own_view_over_out"),
+    "fused_dout_not_one_element": bce_op(145, 1, [2, 3], uniform("fp32"), op="fused", out_one="scalar",
+                                         dout_shape="decoded"),
+    "fused_empty_sum": bce_op(146, 2, [0, 3], uniform("fp16"), op="fused", out_one="scalar"),
+    "fused_grad_transposed_fp16": bce_op(147, 0, [5, 4], uniform("fp16"), op="fused",
+                                         grad={"layout": "transposed"}),
+    "fused_grad_dtype_differs": bce_op(148, 0, [3], uniform("fp32"), op="fused", grad={"dtype": "fp64"}),
+})
 
 
 def main():
-    if os.path.isdir(ROOT):
-        shutil.rmtree(ROOT)
+    for target in ("create_tensor", "bce_op"):  # only this script's folders (npy has its own script)
+        if os.path.isdir(os.path.join(ROOT, target)):
+            shutil.rmtree(os.path.join(ROOT, target))
     for name, data in CREATE_TENSOR_SEEDS.items():
         write("create_tensor", name, data)
     for name, data in BCE_OP_SEEDS.items():
