@@ -194,7 +194,37 @@ def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, gr
             return (out, grad_input) if op == _FUSED else out
         except _ext.NegativeStridesError:
             pass  # the general path copies such views
+    torch = sys.modules.get("torch")
+    if torch is not None and type(input) is torch.Tensor:
+        result = _torch_fast(torch, op, input, target, weight, pos_weight, grad_output, red, out, grad_input, loss_op)
+        if result is not None:
+            return result
     return _general(op, input, target, weight, pos_weight, grad_output, red, out, grad_input)
+
+
+def _torch_fast(torch, op: int, input: Any, target: Any, weight: Any, pos_weight: Any, grad_output: Any, red: int,
+                out: Any, grad_input: Any, loss_op: bool) -> Any:
+    """The call for plain CPU tensors (None where the general path has more to do): each tensor
+    described by its own fields, outputs allocated here."""
+    tensor = torch.Tensor
+    operands = (input, target, weight, pos_weight, grad_output, out, grad_input)
+    for t in operands:
+        if t is not None and (type(t) is not tensor or not t.is_cpu):
+            return None
+    if target is None or (grad_output is None and not loss_op):
+        return None
+    codes = _TORCH_CODES or _torch_codes(torch)
+    if out is None:
+        if red == 0 or not loss_op:
+            out = torch.empty(input.shape, dtype=target.dtype)
+        else:
+            out = torch.empty((), dtype=target.dtype)
+    if op == _FUSED and grad_input is None:
+        grad_input = torch.empty(input.shape, dtype=target.dtype)
+    d = [None if t is None else (t.data_ptr(), t.shape, t.stride(), codes.get(t.dtype, -2))
+         for t in (input, target, weight, pos_weight, grad_output, out, grad_input)]
+    _ext.run_raw(op, d[0], d[1], d[2], d[3], d[4], red, d[5], d[6])
+    return (out, grad_input) if op == _FUSED else out
 
 
 def _general(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, red: int,

@@ -342,7 +342,7 @@ def test_enable_routes_torch_loss_to_ours(monkeypatch):
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
         F.binary_cross_entropy_with_logits(xr, y, reduction="sum").backward()
     names = {e.key for e in prof.key_averages()}
-    assert "aclnn_bce::binary_cross_entropy_with_logits_fused" in names
+    assert "_EagerLoss" in names and "_EagerLossBackward" in names  # the eager path of functional.py
     assert not any(n.startswith("aten::binary_cross_entropy_with_logits") for n in names)
     at.disable()
     assert not at.is_enabled() and F.binary_cross_entropy_with_logits is TORCH_BCE
@@ -375,3 +375,18 @@ def test_enable_leaves_other_calls_to_torch(monkeypatch):
     # A supported call after all of that is still ours.
     F.binary_cross_entropy_with_logits(x, y)
     assert calls.count["binary_cross_entropy_with_logits"] == 1
+
+
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+@pytest.mark.parametrize("op", ["binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits_fused"])
+def test_gradcheck_through_the_custom_operators(op, reduction):
+    """The custom operators' own autograd (register_autograd), which torch.compile uses, called
+    directly: the eager path of the functional does not go through it."""
+    x, y, w, pw = _case((3, 4), torch.float64, 61 + reduction, (4,), (3, 1))
+    x.requires_grad_()
+    y.requires_grad_(op == "binary_cross_entropy_with_logits")
+    fn = getattr(torch.ops.aclnn_bce, op)
+    if op.endswith("fused"):
+        assert torch.autograd.gradcheck(lambda a: fn(a, y, w, pw, reduction)[0], (x,))
+    else:
+        assert torch.autograd.gradcheck(lambda a, b: fn(a, b, w, pw, reduction), (x, y))

@@ -9,13 +9,14 @@ than passing it on (``aclnn_bce.torch.enable()`` is the routing that passes it o
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional, Tuple
 
 import torch
 from torch import Tensor
 from torch.nn import _reduction as _Reduction
 from torch.overrides import handle_torch_function, has_torch_function_variadic
 
+from .. import _api
 from . import _ops
 
 __all__ = ["binary_cross_entropy_with_logits"]
@@ -42,6 +43,52 @@ def _use_fused(input: Tensor, target: Tensor) -> bool:
     scales it by the incoming gradient (small inputs only, see ``FUSED_MAX_NUMEL``)."""
     return (torch.is_grad_enabled() and input.requires_grad and not target.requires_grad
             and input.numel() <= FUSED_MAX_NUMEL)
+
+
+class _EagerLoss(torch.autograd.Function):
+    """The eager path: the same computation as the custom operators (the same library calls, so
+    the same bits), through a plain autograd.Function. A custom operator's dispatch costs about
+    6 us a call in PyTorch 2.15 and a training step makes two of them, which is most of the step
+    on small inputs; ``torch.compile`` and other tracing still see the custom operators (see
+    ``binary_cross_entropy_with_logits``)."""
+
+    @staticmethod
+    def forward(ctx: Any, input: Tensor, target: Tensor, weight: Optional[Tensor], pos_weight: Optional[Tensor],
+                reduction: int, fused: bool) -> Tensor:
+        ctx.reduction, ctx.fused, ctx.input_dtype = reduction, fused, input.dtype
+        if fused:
+            loss, grad = _api.binary_cross_entropy_with_logits_fused(input, target, weight, pos_weight, reduction)
+            ctx.save_for_backward(grad)
+            return loss
+        ctx.save_for_backward(input, target, weight, pos_weight)
+        return _api.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx: Any, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
+        grad_input = grad_target = None
+        if ctx.fused:  # only input needs a gradient: the saved one times the incoming gradient
+            (saved,) = ctx.saved_tensors
+            grad_input = saved * grad
+        else:
+            input, target, weight, pos_weight = ctx.saved_tensors
+            if ctx.needs_input_grad[0]:
+                grad_input = _api.binary_cross_entropy_with_logits_backward(grad, input, target, weight, pos_weight,
+                                                                            ctx.reduction)
+            if ctx.needs_input_grad[1]:
+                grad_target = _api.binary_cross_entropy_with_logits_target_backward(grad, input, target, weight,
+                                                                                    pos_weight, ctx.reduction)
+        if grad_input is not None and grad_input.dtype != ctx.input_dtype:
+            grad_input = grad_input.to(ctx.input_dtype)
+        return grad_input, grad_target, None, None, None, None
+
+
+def _plain_eager(*tensors: Optional[Tensor]) -> bool:
+    """Whether the call may take the eager path: no tracing, and plain tensors (not subclasses such
+    as the fake tensors of tracing, which the custom operators' fake kernels serve)."""
+    if torch.compiler.is_compiling():
+        return False
+    return all(t is None or type(t) is Tensor for t in tensors)
 
 
 def binary_cross_entropy_with_logits(
@@ -97,7 +144,12 @@ def binary_cross_entropy_with_logits(
             if t is not None and t.requires_grad:
                 raise RuntimeError(f"The function 'binary_cross_entropy_with_logits' is not differentiable "
                                    f"with respect to argument '{name}'. This input cannot have requires_grad True.")
-    if _use_fused(input, target):
+    fused = _use_fused(input, target)
+    if _plain_eager(input, target, weight, pos_weight):
+        if torch.is_grad_enabled() and (input.requires_grad or target.requires_grad):
+            return _EagerLoss.apply(input, target, weight, pos_weight, reduction_enum, fused)
+        return _api.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction_enum)
+    if fused:
         loss, _ = _ops.bce_with_logits_fused(input, target, weight, pos_weight, reduction_enum)
         return loss
     return _ops.bce_with_logits(input, target, weight, pos_weight, reduction_enum)
