@@ -142,9 +142,9 @@ class _Call:
         the caller's ``out``. A numpy ``out`` with negative strides is written through a copy."""
         if given is None:
             if self.torch is not None:
-                new = self.torch.empty(shape, dtype=dtype)
+                new = _fresh_tensor(self.torch, shape, dtype)
                 return self.describe(new, name), new
-            new = np.empty(shape, dtype=dtype)
+            new = _fresh_numpy(shape, dtype)
             return self._bf16_view(new, slot), new
         if self.torch is not None:
             if not isinstance(given, self.torch.Tensor):
@@ -167,6 +167,31 @@ class _Call:
         return x
 
 
+#: Outputs this large (bytes) come from the library's cache of output blocks (Note [Output cache]
+#: in aclnn_bce_module.cpp): a fresh 64 MiB output's page faults cost more than the operator.
+_CACHED_OUTPUT_BYTES = _ext.CACHED_OUTPUT_MIN_BYTES
+_NP_CODES = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.float64): 11}
+
+
+def _fresh_numpy(shape: Tuple[int, ...], dtype: Any) -> np.ndarray:
+    dtype = np.dtype(dtype)
+    code = _NP_CODES.get(dtype)
+    if code is not None and dtype.itemsize * int(np.prod(shape)) >= _CACHED_OUTPUT_BYTES:
+        return _ext.new_output(list(shape), code, False)
+    return np.empty(shape, dtype=dtype)
+
+
+def _fresh_tensor(torch: Any, shape: Any, dtype: Any) -> Any:
+    code = (_TORCH_CODES or _torch_codes(torch)).get(dtype)
+    if code in (0, 1, 11, 27):
+        numel = 1
+        for d in shape:
+            numel *= d
+        if numel * dtype.itemsize >= _CACHED_OUTPUT_BYTES:
+            return _ext.new_output(list(shape), code, True)
+    return torch.empty(shape, dtype=dtype)
+
+
 def _plain(x: Any) -> bool:
     """None, or a numpy array that nanobind imports as it is (not bfloat16)."""
     return x is None or (type(x) is np.ndarray and x.dtype is not _NP_BF16)
@@ -180,15 +205,17 @@ def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, gr
     if red is None:
         red = _reduction_value(reduction)
     loss_op = op == _FORWARD or op == _FUSED
+    if type(grad_output) is float and type(input) is np.ndarray and input.dtype is not _NP_BF16:
+        grad_output = np.array(grad_output, dtype=input.dtype)  # as the general path does
     if (type(input) is np.ndarray and input.dtype is not _NP_BF16 and _plain(target) and target is not None
             and _plain(weight) and _plain(pos_weight) and _plain(grad_output)
             and (grad_output is not None or op == _FORWARD or op == _FUSED)
             and (out is None or (_plain(out) and out.flags.writeable))
             and (grad_input is None or (_plain(grad_input) and grad_input.flags.writeable))):
         if out is None:
-            out = np.empty(input.shape if red == 0 or not loss_op else (), dtype=target.dtype)
+            out = _fresh_numpy(input.shape if red == 0 or not loss_op else (), target.dtype)
         if op == _FUSED and grad_input is None:
-            grad_input = np.empty(input.shape, dtype=target.dtype)
+            grad_input = _fresh_numpy(input.shape, target.dtype)
         try:
             _ext.run(op, input, target, weight, pos_weight, grad_output, red, out, grad_input, 0)
             return (out, grad_input) if op == _FUSED else out
@@ -215,12 +242,9 @@ def _torch_fast(torch, op: int, input: Any, target: Any, weight: Any, pos_weight
         return None
     codes = _TORCH_CODES or _torch_codes(torch)
     if out is None:
-        if red == 0 or not loss_op:
-            out = torch.empty(input.shape, dtype=target.dtype)
-        else:
-            out = torch.empty((), dtype=target.dtype)
+        out = _fresh_tensor(torch, input.shape if red == 0 or not loss_op else (), target.dtype)
     if op == _FUSED and grad_input is None:
-        grad_input = torch.empty(input.shape, dtype=target.dtype)
+        grad_input = _fresh_tensor(torch, input.shape, target.dtype)
     d = [None if t is None else (t.data_ptr(), t.shape, t.stride(), codes.get(t.dtype, -2))
          for t in (input, target, weight, pos_weight, grad_output, out, grad_input)]
     _ext.run_raw(op, d[0], d[1], d[2], d[3], d[4], red, d[5], d[6])

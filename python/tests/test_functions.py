@@ -412,3 +412,37 @@ def test_forked_children_compute_after_the_parent_has():
         got = pool.map(_loss_in_child, range(3))
     for a, b in zip(got, expect):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("family", ["numpy", "torch"])
+def test_large_outputs_come_from_the_cache_and_never_share_memory(family):
+    """Outputs of 4 MiB and more come from the library's block cache (Note [Output cache]): each
+    live output has its own memory, a dead one's block serves the next output of its size, and
+    the values are those of a caller's out=."""
+    rng = np.random.default_rng(10)
+    n = (aclnn_bce._aclnn_bce.CACHED_OUTPUT_MIN_BYTES // 4) + 4096  # just above the threshold
+    x, y = make(rng, (n,), "float32", "logits"), make(rng, (n,), "float32", "labels")
+    xs, ys = to_family(x, family), to_family(y, family)
+    expect = np.empty(n, np.float32)
+    aclnn_bce.binary_cross_entropy_with_logits(x, y, reduction="none", out=expect)
+
+    def address(a):
+        return a.data_ptr() if family == "torch" else a.__array_interface__["data"][0]
+
+    first = aclnn_bce.binary_cross_entropy_with_logits(xs, ys, reduction="none")
+    second = aclnn_bce.binary_cross_entropy_with_logits(xs, ys, reduction="none")
+    assert type(first) is type(xs) and tuple(first.shape) == (n,)
+    assert address(first) != address(second)
+    np.testing.assert_array_equal(as_f64_numpy(first), expect.astype(np.float64))
+    np.testing.assert_array_equal(as_f64_numpy(second), expect.astype(np.float64))
+    first[0] = 42  # writable, and only first
+    assert float(second[0]) == float(expect[0])
+    freed = address(second)
+    del second
+    third = aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, xs, ys, reduction="none")
+    assert address(third) == freed, "a dead output's block was not reused"
+    grad = aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, x, y, reduction="none")
+    np.testing.assert_array_equal(as_f64_numpy(third), grad.astype(np.float64))
+    loss, g = aclnn_bce.binary_cross_entropy_with_logits_fused(xs, ys, reduction="sum")
+    assert address(g) not in (address(first), address(third))
+    np.testing.assert_array_equal(as_f64_numpy(g), grad.astype(np.float64))
