@@ -79,15 +79,23 @@ def test_compiled_training_step_matches_eager(backward_tracing, counted_api):
                                    pos_weight=torch.rand(4, generator=g, dtype=torch.float64) + 0.5)
     soft_target = torch.nn.Parameter(torch.rand(12, 4, generator=g, dtype=torch.float64))
 
-    def step(model, x, y):
-        logits = model(x)
-        loss = loss_fn(logits, y) + 0.5 * at.binary_cross_entropy_with_logits(logits, soft_target, reduction="sum") / 48
-        loss.backward()
-        with torch.no_grad():
-            for p in list(model.parameters()) + [soft_target]:
-                p.add_(p.grad, alpha=-LR)
-                p.grad = None
-        return loss.detach()
+    def make_step(module_loss, functional_loss):
+        """A training step: the module loss against y plus the functional loss against the learned
+        soft_target, backward, and a hand-written SGD update (optimizers break the graph)."""
+
+        def step(model, x, y):
+            logits = model(x)
+            loss = module_loss(logits, y) + 0.5 * functional_loss(logits, soft_target, reduction="sum") / 48
+            loss.backward()
+            with torch.no_grad():
+                for p in list(model.parameters()) + [soft_target]:
+                    p.add_(p.grad, alpha=-LR)
+                    p.grad = None
+            return loss.detach()
+
+        return step
+
+    step = make_step(loss_fn, at.binary_cross_entropy_with_logits)
 
     def fresh():
         with torch.no_grad():
@@ -122,15 +130,7 @@ def test_compiled_training_step_matches_eager(backward_tracing, counted_api):
     torch_model = fresh()
     torch_loss = torch.nn.BCEWithLogitsLoss(weight=loss_fn.weight, pos_weight=loss_fn.pos_weight)
 
-    def torch_step(model, x, y):
-        logits = model(x)
-        loss = torch_loss(logits, y) + 0.5 * F.binary_cross_entropy_with_logits(logits, soft_target, reduction="sum") / 48
-        loss.backward()
-        with torch.no_grad():
-            for p in list(model.parameters()) + [soft_target]:
-                p.add_(p.grad, alpha=-LR)
-                p.grad = None
-        return loss.detach()
+    torch_step = make_step(torch_loss, F.binary_cross_entropy_with_logits)
 
     torch_losses = _train(torch_step, torch_model, 3)
     for a, b in zip(torch_losses, eager_losses):
