@@ -133,11 +133,16 @@ class Tensor {
     int64_t extent = 1;
     bool empty = false;
     for (size_t k = 0; k < rank; ++k) {
-      if (dims[k] == 0) empty = true;
+      if (dims[k] <= 0) empty = true;  // a negative dim: aclCreateTensor refuses it with its rule
       if (strides[k] < 0) throw NegativeStrides(std::string(name) + ": negative strides are not supported");
     }
     if (!empty) {
-      for (size_t k = 0; k < rank; ++k) extent += (dims[k] - 1) * strides[k];
+      for (size_t k = 0; k < rank; ++k) {
+        int64_t span = 0;
+        if (__builtin_mul_overflow(dims[k] - 1, strides[k], &span) || __builtin_add_overflow(extent, span, &extent)) {
+          throw nb::value_error((std::string(name) + ": the view spans more than 2^63 elements").c_str());
+        }
+      }
     } else {
       extent = 0;
     }

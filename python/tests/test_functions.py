@@ -446,3 +446,22 @@ def test_large_outputs_come_from_the_cache_and_never_share_memory(family):
     loss, g = aclnn_bce.binary_cross_entropy_with_logits_fused(xs, ys, reduction="sum")
     assert address(g) not in (address(first), address(third))
     np.testing.assert_array_equal(as_f64_numpy(g), grad.astype(np.float64))
+
+
+def test_hostile_descriptors_are_refused_not_read():
+    """run_raw takes addresses as given (as ctypes would); what cannot be a view is refused."""
+    ext = aclnn_bce._aclnn_bce
+    good = np.ones(4, np.float32)
+    desc = (good.__array_interface__["data"][0], (4,), (1,), 0)
+    out = np.empty(4, np.float32)
+    out_desc = (out.__array_interface__["data"][0], (4,), (1,), 0)
+    for bad, error, words in [
+        ((desc[0], (2**62, 4), (2**62, 1), 0), ValueError, "more than 2\\^63"),
+        ((desc[0], (-3,), (1,), 0), ValueError, "input"),
+        ((desc[0], (4,), (-1,), 0), ValueError, "negative"),
+        ((desc[0], (4,), (1, 1), 0), ValueError, "stride"),
+        ((desc[0], (4,), (1,), -2), TypeError, "dtype"),
+        ((desc[0], (4,)), TypeError, "descriptor"),
+    ]:
+        with pytest.raises(error, match=words):
+            ext.run_raw(0, bad, desc, None, None, None, 0, out_desc, None)
