@@ -13,6 +13,7 @@ classes with a message of the same form.
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Any, Optional, Tuple, Union
 
@@ -176,19 +177,15 @@ _NP_CODES = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.float
 def _fresh_numpy(shape: Tuple[int, ...], dtype: Any) -> np.ndarray:
     dtype = np.dtype(dtype)
     code = _NP_CODES.get(dtype)
-    if code is not None and dtype.itemsize * int(np.prod(shape)) >= _CACHED_OUTPUT_BYTES:
+    if code is not None and dtype.itemsize * math.prod(shape) >= _CACHED_OUTPUT_BYTES:  # (np.prod: 2 us)
         return _ext.new_output(list(shape), code, False)
     return np.empty(shape, dtype=dtype)
 
 
 def _fresh_tensor(torch: Any, shape: Any, dtype: Any) -> Any:
     code = (_TORCH_CODES or _torch_codes(torch)).get(dtype)
-    if code in (0, 1, 11, 27):
-        numel = 1
-        for d in shape:
-            numel *= d
-        if numel * dtype.itemsize >= _CACHED_OUTPUT_BYTES:
-            return _ext.new_output(list(shape), code, True)
+    if code in (0, 1, 11, 27) and math.prod(shape) * dtype.itemsize >= _CACHED_OUTPUT_BYTES:
+        return _ext.new_output(list(shape), code, True)
     return torch.empty(shape, dtype=dtype)
 
 
