@@ -31,6 +31,7 @@
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_target_backward.h"
+#include "common/two_phase_call.h"
 
 namespace nb = nanobind;
 
@@ -158,25 +159,6 @@ class Tensor {
   aclTensor* tensor_ = nullptr;
 };
 
-/// A workspace per calling thread, grown on demand, reused across calls: each call waits for its
-/// launch, so the next call on the thread finds it free.
-void* Workspace(uint64_t bytes) {
-  struct Buffer {
-    void* data = nullptr;
-    uint64_t size = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buffer;
-  if (bytes <= buffer.size) return buffer.data;
-  const uint64_t rounded = (bytes + 63) / 64 * 64;
-  void* data = std::aligned_alloc(64, rounded);
-  if (data == nullptr) return nullptr;
-  std::free(buffer.data);
-  buffer.data = data;
-  buffer.size = rounded;
-  return data;
-}
-
 Refusal RefusalOf(aclnnStatus status) {
   Refusal r;
   r.message = aclGetRecentErrMsg();
@@ -188,55 +170,42 @@ Refusal RefusalOf(aclnnStatus status) {
   return r;
 }
 
-/// Both phases and the wait, on the calling thread without the GIL.
+/// Both phases and the wait, on the calling thread without the GIL, through the project's one
+/// client-side two-phase helper (common/two_phase_call.h) on the default stream. The workspace
+/// is one per calling thread, kept for its next call: each call waits for its launch.
 Refusal RunOp(Op op, const aclTensor* self, const aclTensor* target, const aclTensor* weight,
               const aclTensor* pos_weight, const aclTensor* grad_output, int64_t reduction, aclTensor* out,
               aclTensor* grad_input) {
-  uint64_t workspace_size = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus status = ACLNN_SUCCESS;
-  switch (op) {
-    case Op::kForward:
-      status = aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(self, target, weight, pos_weight, reduction, out,
-                                                                 &workspace_size, &executor);
-      break;
-    case Op::kBackward:
-      status = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(grad_output, self, target, weight, pos_weight,
-                                                                         reduction, out, &workspace_size, &executor);
-      break;
-    case Op::kTargetBackward:
-      status = aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
-          grad_output, self, target, weight, pos_weight, reduction, out, &workspace_size, &executor);
-      break;
-    case Op::kFused:
-      status = aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize(
-          self, target, weight, pos_weight, grad_output, reduction, out, grad_input, &workspace_size, &executor);
-      break;
-  }
-  if (status != ACLNN_SUCCESS) return RefusalOf(status);
-  void* workspace = nullptr;
-  if (workspace_size > 0) {
-    workspace = Workspace(workspace_size);
-    if (workspace == nullptr) {
-      aclDestroyAclOpExecutor(executor);
-      return {Refusal::kRuntime, "out of memory: a workspace of " + std::to_string(workspace_size) + " bytes"};
+  thread_local aclnn_cpu::DeviceMemory workspace;
+  const auto first_phase = [&](uint64_t* workspace_size, aclOpExecutor** executor) -> aclnnStatus {
+    switch (op) {
+      case Op::kForward:
+        return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(self, target, weight, pos_weight, reduction, out,
+                                                                 workspace_size, executor);
+      case Op::kBackward:
+        return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(grad_output, self, target, weight,
+                                                                         pos_weight, reduction, out, workspace_size,
+                                                                         executor);
+      case Op::kTargetBackward:
+        return aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
+            grad_output, self, target, weight, pos_weight, reduction, out, workspace_size, executor);
+      case Op::kFused:
+        return aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize(
+            self, target, weight, pos_weight, grad_output, reduction, out, grad_input, workspace_size, executor);
     }
-  }
-  switch (op) {
-    case Op::kForward: status = aclnnBinaryCrossEntropyWithLogits(workspace, workspace_size, executor, nullptr); break;
-    case Op::kBackward:
-      status = aclnnBinaryCrossEntropyWithLogitsBackward(workspace, workspace_size, executor, nullptr);
-      break;
-    case Op::kTargetBackward:
-      status = aclnnBinaryCrossEntropyWithLogitsTargetBackward(workspace, workspace_size, executor, nullptr);
-      break;
-    case Op::kFused:
-      status = aclnnBinaryCrossEntropyWithLogitsFused(workspace, workspace_size, executor, nullptr);
-      break;
-  }
-  if (status != ACLNN_SUCCESS) return RefusalOf(status);
-  if (aclrtSynchronizeStream(nullptr) != ACL_SUCCESS) return RefusalOf(ACLNN_ERR_RUNTIME_ERROR);
-  return {};
+    return ACLNN_ERR_INNER;
+  };
+  const auto second_phase = [op](void* w, uint64_t size, aclOpExecutor* executor, aclrtStream stream) {
+    switch (op) {
+      case Op::kForward: return aclnnBinaryCrossEntropyWithLogits(w, size, executor, stream);
+      case Op::kBackward: return aclnnBinaryCrossEntropyWithLogitsBackward(w, size, executor, stream);
+      case Op::kTargetBackward: return aclnnBinaryCrossEntropyWithLogitsTargetBackward(w, size, executor, stream);
+      case Op::kFused: return aclnnBinaryCrossEntropyWithLogitsFused(w, size, executor, stream);
+    }
+    return ACLNN_ERR_INNER;
+  };
+  const aclnn_cpu::TwoPhaseResult result = aclnn_cpu::CallTwoPhase(first_phase, second_phase, nullptr, workspace);
+  return result.ok() ? Refusal{} : RefusalOf(result.status);
 }
 
 /// The operands of one call, in the order of the slots.
