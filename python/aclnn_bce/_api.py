@@ -201,7 +201,9 @@ def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, gr
     red = REDUCTIONS.get(reduction) if type(reduction) is str else None
     if red is None:
         red = _reduction_value(reduction)
-    loss_op = op == _FORWARD or op == _FUSED
+    # The loss of mean and sum is 0-dim; every other result has input's shape (None for what is
+    # not an array: the general path refuses it before any output is made).
+    out_shape = () if red != 0 and (op == _FORWARD or op == _FUSED) else getattr(input, "shape", None)
     if type(grad_output) is float and type(input) is np.ndarray and input.dtype is not _NP_BF16:
         grad_output = np.array(grad_output, dtype=input.dtype)  # as the general path does
     if (type(input) is np.ndarray and input.dtype is not _NP_BF16 and _plain(target) and target is not None
@@ -210,7 +212,7 @@ def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, gr
             and (out is None or (_plain(out) and out.flags.writeable))
             and (grad_input is None or (_plain(grad_input) and grad_input.flags.writeable))):
         if out is None:
-            out = _fresh_numpy(input.shape if red == 0 or not loss_op else (), target.dtype)
+            out = _fresh_numpy(out_shape, target.dtype)
         if op == _FUSED and grad_input is None:
             grad_input = _fresh_numpy(input.shape, target.dtype)
         try:
@@ -220,14 +222,15 @@ def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, gr
             pass  # the general path copies such views
     torch = sys.modules.get("torch")
     if torch is not None and type(input) is torch.Tensor:
-        result = _torch_fast(torch, op, input, target, weight, pos_weight, grad_output, red, out, grad_input, loss_op)
+        result = _torch_fast(torch, op, input, target, weight, pos_weight, grad_output, red, out, grad_input,
+                             out_shape)
         if result is not None:
             return result
-    return _general(op, input, target, weight, pos_weight, grad_output, red, out, grad_input)
+    return _general(op, input, target, weight, pos_weight, grad_output, red, out, grad_input, out_shape)
 
 
 def _torch_fast(torch, op: int, input: Any, target: Any, weight: Any, pos_weight: Any, grad_output: Any, red: int,
-                out: Any, grad_input: Any, loss_op: bool) -> Any:
+                out: Any, grad_input: Any, out_shape: Any) -> Any:
     """The call for plain CPU tensors (None where the general path has more to do): each tensor
     described by its own fields, outputs allocated here."""
     tensor = torch.Tensor
@@ -235,11 +238,11 @@ def _torch_fast(torch, op: int, input: Any, target: Any, weight: Any, pos_weight
     for t in operands:
         if t is not None and (type(t) is not tensor or not t.is_cpu):
             return None
-    if target is None or (grad_output is None and not loss_op):
+    if target is None or (grad_output is None and op in (_BACKWARD, _TARGET_BACKWARD)):
         return None
     codes = _TORCH_CODES or _torch_codes(torch)
     if out is None:
-        out = _fresh_tensor(torch, input.shape if red == 0 or not loss_op else (), target.dtype)
+        out = _fresh_tensor(torch, out_shape, target.dtype)
     if op == _FUSED and grad_input is None:
         grad_input = _fresh_tensor(torch, input.shape, target.dtype)
     d = [None if t is None else (t.data_ptr(), t.shape, t.stride(), codes.get(t.dtype, -2))
@@ -249,7 +252,7 @@ def _torch_fast(torch, op: int, input: Any, target: Any, weight: Any, pos_weight
 
 
 def _general(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, red: int,
-             out: Any, grad_input: Any) -> Any:
+             out: Any, grad_input: Any, out_shape: Any) -> Any:
     call = _Call(input)
     x = call.operand(input, "input", _SELF)
     y = call.operand(target, "target", _TARGET)
@@ -260,9 +263,7 @@ def _general(op: int, input: Array, target: Array, weight: Any, pos_weight: Any,
     g = call.operand(grad_output, "grad_output", _GRAD_OUTPUT)
     if g is None and op in (_BACKWARD, _TARGET_BACKWARD):
         raise TypeError("grad_output must be an array or a number, not None")
-    loss_op = op == _FORWARD or op == _FUSED
-    shape = tuple(input.shape) if red == 0 or not loss_op else ()
-    written, returned = call.output(out, "out", _OUT, shape, target.dtype)
+    written, returned = call.output(out, "out", _OUT, tuple(out_shape), target.dtype)
     grad_written = grad = None
     if op == _FUSED:
         grad_written, grad = call.output(grad_input, "grad_input", _GRAD_INPUT, tuple(input.shape), target.dtype)

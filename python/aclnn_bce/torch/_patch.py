@@ -8,7 +8,6 @@ from typing import Any, Callable, Optional
 import torch
 import torch.nn.functional as _torch_F
 from torch import Tensor
-from torch.nn import _reduction as _Reduction
 from torch.overrides import has_torch_function_variadic
 
 from . import _ops
@@ -55,12 +54,9 @@ def _routed_binary_cross_entropy_with_logits(
     if original is None:  # disabled between the lookup and the call
         original = _torch_F.binary_cross_entropy_with_logits
     if _ours_can_take(input, target, weight, pos_weight):
-        # Reductions PyTorch refuses are refused here by PyTorch's own code (the same ValueError).
-        if size_average is not None or reduce is not None:
-            reduction = _Reduction.legacy_get_string(size_average, reduce)
-        _Reduction.get_enum(reduction)
-        return _F.binary_cross_entropy_with_logits(input, target, weight, reduction=reduction,
-                                                   pos_weight=pos_weight)
+        # The functional reads the reduction arguments with PyTorch's own code (its ValueError for
+        # a reduction it refuses, the legacy pair's warning).
+        return _F.binary_cross_entropy_with_logits(input, target, weight, size_average, reduce, reduction, pos_weight)
     return original(input, target, weight, size_average, reduce, reduction, pos_weight)
 
 
