@@ -30,7 +30,7 @@ using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromExp;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositive;
 using ::aclnn_cpu::HWY_NAMESPACE::kCanStream;
 using ::aclnn_cpu::HWY_NAMESPACE::LoadWide;
-using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPair;
+using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnit;
 using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPairFromExp;
 using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 
@@ -62,11 +62,36 @@ HWY_INLINE V LossFromSoftplus(D d, V x, V y, V weight, V pos_weight, V softplus_
   return hn::IfThenElse(hn::IsNaN(x), x, loss);
 }
 
+// LossFromExp is LossFromSoftplus from e = ExpNonPositive(-|x|), in the same bits, with fewer
+// operations where nothing is exceptional. The plain products and sum (no selects, and exp's
+// result for a NaN x not put back) differ from LossFromSoftplus only in lanes where the plain loss
+// or loss + x is NaN: a zero factor times an infinite softplus, a NaN operand, or an infinite
+// logit against an infinite loss of the other sign. Only those lanes take LossFromSoftplus's
+// value, so a lane's result never depends on its neighbours. Elsewhere the two agree except in
+// the sign of a zero loss (a zero factor's term is +-0 here, +0 there), which both accept.
+template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE V LossFromExp(D d, V x, V y, V weight, V pos_weight, V e) {
+  const V zero = hn::Zero(d);
+  const V tail = Log1pUnit(d, e);
+  const V softplus_x = hn::Add(hn::Max(x, zero), tail);
+  const V softplus_neg_x = hn::Add(hn::Max(hn::Neg(x), zero), tail);
+  const V lw = HAS_POS_WEIGHT ? hn::Mul(pos_weight, y) : y;
+  V loss = hn::Add(hn::Mul(lw, softplus_neg_x), hn::Mul(hn::Sub(hn::Set(d, 1), y), softplus_x));
+  if constexpr (HAS_WEIGHT) loss = hn::Mul(loss, weight);
+  const auto exceptional = hn::IsNaN(hn::Add(loss, x));
+  if (HWY_LIKELY(hn::AllFalse(d, exceptional))) return loss;
+  V checked_softplus_x, checked_softplus_neg_x;
+  SoftplusPairFromExp(d, x, e, checked_softplus_x, checked_softplus_neg_x);
+  return hn::IfThenElse(exceptional,
+                        LossFromSoftplus<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, checked_softplus_x,
+                                                                     checked_softplus_neg_x),
+                        loss);
+}
+
 template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
 HWY_INLINE V LossVector(D d, V x, V y, V weight, V pos_weight) {
-  V softplus_x, softplus_neg_x;
-  SoftplusPair(d, x, softplus_x, softplus_neg_x);
-  return LossFromSoftplus<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, softplus_x, softplus_neg_x);
+  const V e = ExpNonPositive(d, hn::Or(x, hn::SignBit(d)));  // exp(-|x|)
+  return LossFromExp<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, e);
 }
 
 // The fused loss and gradient of one vector: one exp(-|x|) feeds both the two softplus of the
@@ -75,9 +100,7 @@ HWY_INLINE V LossVector(D d, V x, V y, V weight, V pos_weight) {
 template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
 HWY_INLINE void LossAndGradientVector(D d, V x, V y, V weight, V pos_weight, V dout, V scale, V& loss, V& gradient) {
   const V e = ExpNonPositive(d, hn::Or(x, hn::SignBit(d)));  // exp(-|x|)
-  V softplus_x, softplus_neg_x;
-  SoftplusPairFromExp(d, x, e, softplus_x, softplus_neg_x);
-  loss = LossFromSoftplus<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, softplus_x, softplus_neg_x);
+  loss = LossFromExp<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, e);
   gradient = GradientFromExp<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, e, y, dout, weight, pos_weight, scale);
 }
 
