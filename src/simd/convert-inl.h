@@ -165,6 +165,60 @@ HWY_INLINE void StoreNarrow(D d, hn::Vec<D> v, T* HWY_RESTRICT p) {
   }
 }
 
+/// StorageChunk<T, D>: the unit an elementwise kernel loads and stores, kVectors compute vectors
+/// of Lanes(d) elements each (kVectors * Lanes(d) elements of storage type T).
+/// bf16 loads one whole register of 2 * Lanes(d) values and splits it into the even and the odd
+/// elements with one shift and one mask (a bf16 is the top half of a float), and joins them back
+/// the same way on store: half the instructions of widening half-registers. For a per-element
+/// computation the order within a chunk does not matter; StoreCompute writes compute-type results
+/// (a loss to be summed) back in element order.
+template <class T, class D>
+struct StorageChunk {
+  static constexpr size_t kVectors = 1;
+  using V = hn::Vec<D>;
+  static HWY_INLINE void Load(D d, const T* HWY_RESTRICT p, V* v) { v[0] = LoadWide(d, p); }
+  template <bool kStream>
+  static HWY_INLINE void Store(D d, const V* v, T* HWY_RESTRICT p) {
+    StoreNarrow<kStream>(d, v[0], p);
+  }
+  static HWY_INLINE void StoreCompute(D d, const V* v, hn::TFromD<D>* HWY_RESTRICT p) { hn::StoreU(v[0], d, p); }
+  static constexpr bool kCanStreamChunk = kCanStream<T, D>;
+};
+
+template <class D>
+struct StorageChunk<hwy::bfloat16_t, D> {
+  static constexpr size_t kVectors = 2;
+  using V = hn::Vec<D>;
+  static HWY_INLINE void Load(D d, const hwy::bfloat16_t* HWY_RESTRICT p, V* v) {
+    const hn::RebindToUnsigned<D> du;
+    const auto pairs = hn::LoadU(du, reinterpret_cast<const uint32_t*>(p));
+    v[0] = hn::BitCast(d, hn::ShiftLeft<16>(pairs));                      // even elements
+    v[1] = hn::BitCast(d, hn::And(pairs, hn::Set(du, 0xFFFF0000u)));      // odd elements
+  }
+  template <bool kStream>
+  static HWY_INLINE void Store(D d, const V* v, hwy::bfloat16_t* HWY_RESTRICT p) {
+    const hn::RebindToUnsigned<D> du;
+    // Even elements from v[0] shifted down into the low halves, odd ones from the high halves of v[1].
+    const auto even = hn::ShiftRight<16>(BFloat16InUpperHalf(d, v[0]));
+#if HWY_TARGET == HWY_SCALAR  // one-lane vectors cannot be viewed as 16-bit lanes
+    const auto pairs = hn::Or(even, hn::And(BFloat16InUpperHalf(d, v[1]), hn::Set(du, 0xFFFF0000u)));
+#else
+    const hn::Repartition<uint16_t, D> du16;
+    const auto pairs =
+        hn::BitCast(du, hn::OddEven(hn::BitCast(du16, BFloat16InUpperHalf(d, v[1])), hn::BitCast(du16, even)));
+#endif
+    if constexpr (kStream) {
+      hn::Stream(pairs, du, reinterpret_cast<uint32_t*>(p));
+    } else {
+      hn::StoreU(pairs, du, reinterpret_cast<uint32_t*>(p));
+    }
+  }
+  static HWY_INLINE void StoreCompute(D d, const V* v, hn::TFromD<D>* HWY_RESTRICT p) {
+    hn::StoreInterleaved2(v[0], v[1], d, p);  // even, odd: element order
+  }
+  static constexpr bool kCanStreamChunk = true;  // always a whole register
+};
+
 }  // namespace HWY_NAMESPACE
 }  // namespace aclnn_cpu
 HWY_AFTER_NAMESPACE();

@@ -30,6 +30,7 @@ using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositive;
 using ::aclnn_cpu::HWY_NAMESPACE::kCanStream;
 using ::aclnn_cpu::HWY_NAMESPACE::LoadWide;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnit;
+using ::aclnn_cpu::HWY_NAMESPACE::StorageChunk;
 using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 
 // ---------------------------------------------------------------------------------------------
@@ -115,54 +116,6 @@ HWY_INLINE V TargetGradientVector(D d, V x, V dout, V weight, V pos_weight, V sc
   return hn::Mul(g, scale);
 }
 
-/// The unit the kernel loads and stores: kVectors compute vectors of Lanes(d) elements each.
-/// bf16 loads one whole register of 2 * Lanes(d) values and splits it into the even and the odd
-/// elements with one shift and one mask (a bf16 is the top half of a float), and joins them back
-/// the same way on store: half the instructions of widening half-registers. The computation is
-/// per element, so the order within a chunk does not matter.
-template <class T, class D>
-struct Chunk {
-  static constexpr size_t kVectors = 1;
-  using V = hn::Vec<D>;
-  static HWY_INLINE void Load(D d, const T* HWY_RESTRICT p, V* v) { v[0] = LoadWide(d, p); }
-  template <bool kStream>
-  static HWY_INLINE void Store(D d, const V* v, T* HWY_RESTRICT p) {
-    StoreNarrow<kStream>(d, v[0], p);
-  }
-  static constexpr bool kCanStreamChunk = kCanStream<T, D>;
-};
-
-template <class D>
-struct Chunk<hwy::bfloat16_t, D> {
-  static constexpr size_t kVectors = 2;
-  using V = hn::Vec<D>;
-  static HWY_INLINE void Load(D d, const hwy::bfloat16_t* HWY_RESTRICT p, V* v) {
-    const hn::RebindToUnsigned<D> du;
-    const auto pairs = hn::LoadU(du, reinterpret_cast<const uint32_t*>(p));
-    v[0] = hn::BitCast(d, hn::ShiftLeft<16>(pairs));                      // even elements
-    v[1] = hn::BitCast(d, hn::And(pairs, hn::Set(du, 0xFFFF0000u)));      // odd elements
-  }
-  template <bool kStream>
-  static HWY_INLINE void Store(D d, const V* v, hwy::bfloat16_t* HWY_RESTRICT p) {
-    const hn::RebindToUnsigned<D> du;
-    // Even elements from v[0] shifted down into the low halves, odd ones from the high halves of v[1].
-    const auto even = hn::ShiftRight<16>(BFloat16InUpperHalf(d, v[0]));
-#if HWY_TARGET == HWY_SCALAR  // one-lane vectors cannot be viewed as 16-bit lanes
-    const auto pairs = hn::Or(even, hn::And(BFloat16InUpperHalf(d, v[1]), hn::Set(du, 0xFFFF0000u)));
-#else
-    const hn::Repartition<uint16_t, D> du16;
-    const auto pairs =
-        hn::BitCast(du, hn::OddEven(hn::BitCast(du16, BFloat16InUpperHalf(d, v[1])), hn::BitCast(du16, even)));
-#endif
-    if constexpr (kStream) {
-      hn::Stream(pairs, du, reinterpret_cast<uint32_t*>(p));
-    } else {
-      hn::StoreU(pairs, du, reinterpret_cast<uint32_t*>(p));
-    }
-  }
-  static constexpr bool kCanStreamChunk = true;  // always a whole register
-};
-
 /// Kernel<T, HAS_WEIGHT, HAS_POS_WEIGHT, OF_TARGET>: the AscendC kernel's Compute stage on one
 /// tile, of the gradient with respect to self (GradientVector) or, with OF_TARGET, to the target
 /// (TargetGradientVector, which reads no target).
@@ -187,7 +140,7 @@ struct Kernel {
   static void Run(const TileOperands& io, size_t count, double scale_in) {
     const hn::ScalableTag<C> d;
     using V = hn::Vec<decltype(d)>;
-    using ChunkIo = Chunk<T, decltype(d)>;
+    using ChunkIo = StorageChunk<T, decltype(d)>;
     constexpr size_t kVectors = ChunkIo::kVectors;
     constexpr size_t kMaxChunk = HWY_MAX_BYTES / sizeof(C) * kVectors;
     const size_t chunk = hn::Lanes(d) * kVectors;

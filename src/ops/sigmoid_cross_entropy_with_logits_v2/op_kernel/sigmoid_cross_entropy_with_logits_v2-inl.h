@@ -28,11 +28,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromExp;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositive;
-using ::aclnn_cpu::HWY_NAMESPACE::kCanStream;
-using ::aclnn_cpu::HWY_NAMESPACE::LoadWide;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnit;
 using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPairFromExp;
-using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
+using ::aclnn_cpu::HWY_NAMESPACE::StorageChunk;
 
 // ---------------------------------------------------------------------------------------------
 // Loss of one vector.
@@ -107,9 +105,9 @@ HWY_INLINE void LossAndGradientVector(D d, V x, V y, V weight, V pos_weight, V d
 /// LossKernel<T, HAS_WEIGHT, HAS_POS_WEIGHT, TO_COMPUTE, WITH_GRADIENT>: the Compute stage on one
 /// tile. T is the storage type (float, double, hwy::float16_t, hwy::bfloat16_t); it computes in
 /// float (double for T = double) and writes the loss as T, or as the compute type when TO_COMPUTE
-/// (the sums); WITH_GRADIENT writes the gradient too (as T). A partial last vector is copied into
-/// a full one and run through the same code, so every element goes through identical
-/// instructions wherever it sits.
+/// (the sums, in element order); WITH_GRADIENT writes the gradient too (as T). It loads and stores
+/// in StorageChunks. A partial last chunk is copied into a full one and run through the same code,
+/// so every element goes through identical instructions wherever it sits.
 template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool TO_COMPUTE, bool WITH_GRADIENT>
 struct LossKernel {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
@@ -119,8 +117,11 @@ struct LossKernel {
   static void Compute(const LossTileOperands& io, size_t count) {
     const hn::ScalableTag<C> d;
     using V = hn::Vec<decltype(d)>;
-    const size_t lanes = hn::Lanes(d);
-    // No HWY_RESTRICT: an output may be the very same view as an input (in place); each vector
+    using ChunkIo = StorageChunk<T, decltype(d)>;
+    constexpr size_t kVectors = ChunkIo::kVectors;
+    constexpr size_t kMaxChunk = HWY_MAX_BYTES / sizeof(C) * kVectors;
+    const size_t chunk = hn::Lanes(d) * kVectors;
+    // No HWY_RESTRICT: an output may be the very same view as an input (in place); each chunk
     // is loaded before it is stored.
     const T* x = static_cast<const T*>(io.predict);
     const T* y = static_cast<const T*>(io.target);
@@ -128,35 +129,39 @@ struct LossKernel {
     const T* pw = static_cast<const T*>(io.pos_weight);
     Out* out = static_cast<Out*>(io.loss);
     T* g = static_cast<T*>(io.gradient);
-    constexpr size_t kMax = HWY_MAX_BYTES / sizeof(C);
-    V dout = hn::Set(d, 1);
+    V dout[kVectors];
+    for (size_t v = 0; v < kVectors; ++v) dout[v] = hn::Set(d, 1);
     if constexpr (WITH_GRADIENT) {
       if (io.dout != nullptr) {  // through the storage load, as the backward's uniform dout
-        HWY_ALIGN T filled[kMax];
-        for (size_t k = 0; k < lanes; ++k) filled[k] = static_cast<const T*>(io.dout)[0];
-        dout = LoadWide(d, filled);
+        HWY_ALIGN T filled[kMaxChunk];
+        for (size_t k = 0; k < chunk; ++k) filled[k] = static_cast<const T*>(io.dout)[0];
+        ChunkIo::Load(d, filled, dout);
       }
     }
     const V scale = hn::Set(d, static_cast<C>(io.scale));
+    // Forced inline, as in the backward's kernel (out of line, the chunk goes through memory).
     const auto one = [&](const T* cx, const T* cy, const T* cw, const T* cpw, Out* co, T* cg, auto stream_tag)
                          __attribute__((always_inline)) HWY_ATTR {
       constexpr bool kStream = decltype(stream_tag)::value;
-      const V vw = HAS_WEIGHT ? LoadWide(d, cw) : hn::Zero(d);
-      const V vpw = HAS_POS_WEIGHT ? LoadWide(d, cpw) : hn::Zero(d);
-      const V vx = LoadWide(d, cx);
-      const V vy = LoadWide(d, cy);
-      V loss;
-      if constexpr (WITH_GRADIENT) {
-        V gradient;
-        LossAndGradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, dout, scale, loss, gradient);
-        StoreNarrow<kStream>(d, gradient, cg);
-      } else {
-        loss = LossVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw);
+      V vx[kVectors], vy[kVectors], vw[kVectors], vpw[kVectors], loss[kVectors], gradient[kVectors];
+      for (size_t v = 0; v < kVectors; ++v) vw[v] = vpw[v] = hn::Zero(d);
+      if constexpr (HAS_WEIGHT) ChunkIo::Load(d, cw, vw);
+      if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, cpw, vpw);
+      ChunkIo::Load(d, cx, vx);
+      ChunkIo::Load(d, cy, vy);
+      for (size_t v = 0; v < kVectors; ++v) {
+        if constexpr (WITH_GRADIENT) {
+          LossAndGradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx[v], vy[v], vw[v], vpw[v], dout[v], scale, loss[v],
+                                                            gradient[v]);
+        } else {
+          loss[v] = LossVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx[v], vy[v], vw[v], vpw[v]);
+        }
       }
+      if constexpr (WITH_GRADIENT) ChunkIo::template Store<kStream>(d, gradient, cg);
       if constexpr (TO_COMPUTE) {
-        hn::StoreU(loss, d, co);
+        ChunkIo::StoreCompute(d, loss, co);
       } else {
-        StoreNarrow<kStream>(d, loss, co);
+        ChunkIo::template Store<kStream>(d, loss, co);
       }
     };
     const auto at = [&](size_t i, auto stream_tag) __attribute__((always_inline)) HWY_ATTR {
@@ -165,36 +170,37 @@ struct LossKernel {
     };
     // Four independent vectors per iteration hide the latency of the long per-vector chain (exp,
     // log1p, the divisions); each vector still runs exactly the same instructions.
+    constexpr size_t kChunksPerIteration = 4 / kVectors;
     const auto main_loop = [&](auto stream_tag) HWY_ATTR {
       size_t k = 0;
-      for (; k + 4 * lanes <= count; k += 4 * lanes) {
-        for (size_t v = 0; v < 4; ++v) at(k + v * lanes, stream_tag);
+      for (; k + kChunksPerIteration * chunk <= count; k += kChunksPerIteration * chunk) {
+        for (size_t c = 0; c < kChunksPerIteration; ++c) at(k + c * chunk, stream_tag);
       }
-      for (; k + lanes <= count; k += lanes) at(k, stream_tag);
+      for (; k + chunk <= count; k += chunk) at(k, stream_tag);
       return k;
     };
-    // Streaming needs every streamed output vector-aligned (a tile's outputs advance together).
+    // Streaming needs every streamed output chunk-aligned (a tile's outputs advance together).
     const auto aligned = [&](const void* p) {
-      return p == nullptr || reinterpret_cast<uintptr_t>(p) % (lanes * sizeof(T)) == 0;
+      return p == nullptr || reinterpret_cast<uintptr_t>(p) % (chunk * sizeof(T)) == 0;
     };
     size_t i;
-    if (kCanStream<T, decltype(d)> && io.stream_outputs && aligned(g) && (TO_COMPUTE || aligned(out))) {
+    if (ChunkIo::kCanStreamChunk && io.stream_outputs && aligned(g) && (TO_COMPUTE || aligned(out))) {
       i = main_loop(std::true_type{});
       hwy::FlushStream();
     } else {
       i = main_loop(std::false_type{});
     }
     if (i == count) return;
-    // Tail: pad to a full vector with copies of element i.
-    HWY_ALIGN T buf[kInputs][kMax];
-    HWY_ALIGN Out out_buf[kMax];
-    HWY_ALIGN T gradient_buf[kMax];
+    // Tail: pad to a full chunk with copies of element i.
+    HWY_ALIGN T buf[kInputs][kMaxChunk];
+    HWY_ALIGN Out out_buf[kMaxChunk];
+    HWY_ALIGN T gradient_buf[kMaxChunk];
     const size_t rest = count - i;
     const T* sources[kInputs] = {x, y, HAS_WEIGHT ? w : nullptr, HAS_POS_WEIGHT ? pw : nullptr};
     for (size_t o = 0; o < kInputs; ++o) {
       if (sources[o] == nullptr) continue;
       std::memcpy(buf[o], sources[o] + i, rest * sizeof(T));
-      for (size_t k = rest; k < lanes; ++k) buf[o][k] = sources[o][i];
+      for (size_t k = rest; k < chunk; ++k) buf[o][k] = sources[o][i];
     }
     one(buf[kPredict], buf[kTarget], buf[kWeight], buf[kPosWeight], out_buf, gradient_buf, std::false_type{});
     std::memcpy(out + i, out_buf, rest * sizeof(Out));
