@@ -59,29 +59,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 //   parts so that k ln2 adds no rounding, and the terms summed smallest first.
 // ---------------------------------------------------------------------------------------------
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE V Log1pUnit(D d, V u) {
-  if constexpr (sizeof(hn::TFromD<D>) == 8) {
-    return hn::Log1p(d, u);
-  } else {
-#if HWY_NATIVE_FMA
-    const V two = hn::Set(d, 2.0f);
-    const V den = hn::Add(u, two);
-    const V den_error = hn::Sub(u, hn::Sub(den, two));  // both subtractions exact (Sterbenz)
-    const V twice_u = hn::Add(u, u);
-    const V q = hn::Div(twice_u, den);
-    V remainder = hn::NegMulAdd(q, den, twice_u);  // exact
-    remainder = hn::NegMulAdd(q, den_error, remainder);
-    // 1/d on [2, 3] to 2.5%: the equioscillating line a - d/6 (a = 1/2 + 1/3 - 0.00842).
-    const V inv_den = hn::MulAdd(den, hn::Set(d, -1.0f / 6.0f), hn::Set(d, 0.82491f));
-    const V lo = hn::Mul(remainder, inv_den);
-    const V z = hn::Mul(q, q);
-    V p = hn::Set(d, 0x1.dbd2c0p-14f);
-    p = hn::MulAdd(p, z, hn::Set(d, 0x1.bc8244p-12f));
-    p = hn::MulAdd(p, z, hn::Set(d, 0x1.24c986p-9f));
-    p = hn::MulAdd(p, z, hn::Set(d, 0x1.9998d2p-7f));
-    p = hn::MulAdd(p, z, hn::Set(d, 0x1.555556p-4f));  // 1/12
-    return hn::Add(q, hn::MulAdd(hn::Mul(q, z), p, lo));
-#else
+HWY_INLINE V Log1pUnitWithoutFma(D d, V u) {
     const hn::RebindToSigned<D> di;
     const V one = hn::Set(d, 1.0f);
     const auto small = hn::Lt(u, hn::Set(d, 0x1.a827a0p-2f));  // below sqrt(2) - 1 (fdlibm's 0x3ed413d0)
@@ -107,8 +85,44 @@ HWY_INLINE V Log1pUnit(D d, V u) {
     result = hn::Add(result, f);
     result = hn::Add(result, hn::Mul(k, ln2_hi));
     return hn::IfThenElse(hn::IsNaN(u), u, result);
+}
+
+// Log1pUnitN: K independent vectors at once (Note [Interleaved vectors]); Log1pUnit is K = 1.
+template <size_t K, class D, class V = hn::Vec<D>>
+HWY_INLINE void Log1pUnitN(D d, const V* u, V* result) {
+  if constexpr (sizeof(hn::TFromD<D>) == 8) {
+    for (size_t k = 0; k < K; ++k) result[k] = hn::Log1p(d, u[k]);
+  } else {
+#if HWY_NATIVE_FMA
+    const V two = hn::Set(d, 2.0f);
+    V den[K], den_error[K], twice_u[K], q[K], remainder[K], lo[K], z[K], p[K];
+    for (size_t k = 0; k < K; ++k) den[k] = hn::Add(u[k], two);
+    for (size_t k = 0; k < K; ++k) twice_u[k] = hn::Add(u[k], u[k]);
+    for (size_t k = 0; k < K; ++k) q[k] = hn::Div(twice_u[k], den[k]);
+    for (size_t k = 0; k < K; ++k) den_error[k] = hn::Sub(u[k], hn::Sub(den[k], two));  // both exact (Sterbenz)
+    for (size_t k = 0; k < K; ++k) remainder[k] = hn::NegMulAdd(q[k], den[k], twice_u[k]);  // exact
+    for (size_t k = 0; k < K; ++k) remainder[k] = hn::NegMulAdd(q[k], den_error[k], remainder[k]);
+    // 1/d on [2, 3] to 2.5%: the equioscillating line a - d/6 (a = 1/2 + 1/3 - 0.00842).
+    for (size_t k = 0; k < K; ++k) {
+      lo[k] = hn::Mul(remainder[k], hn::MulAdd(den[k], hn::Set(d, -1.0f / 6.0f), hn::Set(d, 0.82491f)));
+    }
+    for (size_t k = 0; k < K; ++k) z[k] = hn::Mul(q[k], q[k]);
+    for (size_t k = 0; k < K; ++k) p[k] = hn::MulAdd(hn::Set(d, 0x1.dbd2c0p-14f), z[k], hn::Set(d, 0x1.bc8244p-12f));
+    for (size_t k = 0; k < K; ++k) p[k] = hn::MulAdd(p[k], z[k], hn::Set(d, 0x1.24c986p-9f));
+    for (size_t k = 0; k < K; ++k) p[k] = hn::MulAdd(p[k], z[k], hn::Set(d, 0x1.9998d2p-7f));
+    for (size_t k = 0; k < K; ++k) p[k] = hn::MulAdd(p[k], z[k], hn::Set(d, 0x1.555556p-4f));  // 1/12
+    for (size_t k = 0; k < K; ++k) result[k] = hn::Add(q[k], hn::MulAdd(hn::Mul(q[k], z[k]), p[k], lo[k]));
+#else
+    for (size_t k = 0; k < K; ++k) result[k] = Log1pUnitWithoutFma(d, u[k]);
 #endif
   }
+}
+
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V Log1pUnit(D d, V u) {
+  V result;
+  Log1pUnitN<1>(d, &u, &result);
+  return result;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -27,14 +27,16 @@ namespace hn = hwy::HWY_NAMESPACE;
 // The shared SIMD pieces (src/simd/): storage loads and stores, exp.
 using ::aclnn_cpu::HWY_NAMESPACE::BFloat16InUpperHalf;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositive;
+using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
+using ::aclnn_cpu::HWY_NAMESPACE::kInterleave;
 using ::aclnn_cpu::HWY_NAMESPACE::kCanStream;
 using ::aclnn_cpu::HWY_NAMESPACE::LoadWide;
-using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnit;
+using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
 using ::aclnn_cpu::HWY_NAMESPACE::StorageChunk;
 using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 
 // ---------------------------------------------------------------------------------------------
-// Gradient of one vector.
+// Gradient of a vector (GradientVectorN, GradientFromExpN).
 //
 // Contract: for compute type C (fp32, or fp64 for fp64 storage), per lane, with e = exp(-|x|):
 //       x >= 0: t = ((1 - y) - lw * e) / (1 + e)
@@ -52,38 +54,41 @@ using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 // back); +-Inf x gives the limits. No FMA is contracted (-ffp-contract=off), and no step depends
 // on the lane or the tile, so a value's result is the same wherever it sits.
 // ---------------------------------------------------------------------------------------------
-// GradientFromExp is the same from e = ExpNonPositive(-|x|) computed by the caller (the fused loss
-// and gradient, which needs e for the loss too): the same bits.
-template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
-HWY_INLINE V GradientFromExp(D d, V x, V e, V y, V dout, V weight, V pos_weight, V scale) {
+// GradientFromExpN takes e = ExpNonPositive(-|x|) computed by the caller (the fused loss and
+// gradient, which needs e for the loss too); GradientVectorN below computes it. Both take K
+// independent vectors (Note [Interleaved vectors]), with one weight, pos_weight and dout per
+// vector; K changes no bit.
+template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE void GradientFromExpN(D d, const V* x, const V* e, const V* y, const V* dout, const V* weight,
+                                 const V* pos_weight, V scale, V* gradient) {
   const V one = hn::Set(d, 1);
-  e = hn::IfThenElse(hn::Eq(x, x), e, x);  // NaN in, NaN out
-  const V one_minus_y = hn::Sub(one, y);
-  const V lw = HAS_POS_WEIGHT ? hn::Mul(pos_weight, y) : y;
   // The sign bit as a mask, by an integer compare: Highway 1.0.3's IfNegativeThenElse is wrong
   // on SSSE3 (its IfThenElse there needs a full-lane mask, not just the sign bit).
   const hn::RebindToSigned<D> di;
-  const auto negative = hn::RebindMask(d, hn::Lt(hn::BitCast(di, x), hn::Zero(di)));
-  const V times_e = hn::IfThenElse(negative, one_minus_y, lw);
-  const V alone = hn::IfThenElse(negative, lw, one_minus_y);
-  const V product = hn::Mul(times_e, e);
-  // Two subtractions and a select rather than one and a sign flip: a zero keeps the sign of the
-  // exact value (-(0 - 0) would be -0 where (1 - y) p underflows to +0).
-  const V num = hn::IfThenElse(negative, hn::Sub(product, alone), hn::Sub(alone, product));
-  V g = hn::Mul(hn::Div(num, hn::Add(one, e)), dout);
-  if constexpr (HAS_WEIGHT) g = hn::Mul(g, weight);
-  return hn::Mul(g, scale);
-}
-
-template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
-HWY_INLINE V GradientVector(D d, V x, V y, V dout, V weight, V pos_weight, V scale) {
-  const V e = ExpNonPositive(d, hn::Or(x, hn::SignBit(d)));  // exp(-|x|)
-  return GradientFromExp<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, e, y, dout, weight, pos_weight, scale);
+  V num[K], den[K];
+  for (size_t k = 0; k < K; ++k) {
+    const V ek = hn::IfThenElse(hn::Eq(x[k], x[k]), e[k], x[k]);  // NaN in, NaN out
+    const V one_minus_y = hn::Sub(one, y[k]);
+    const V lw = HAS_POS_WEIGHT ? hn::Mul(pos_weight[k], y[k]) : y[k];
+    const auto negative = hn::RebindMask(d, hn::Lt(hn::BitCast(di, x[k]), hn::Zero(di)));
+    const V times_e = hn::IfThenElse(negative, one_minus_y, lw);
+    const V alone = hn::IfThenElse(negative, lw, one_minus_y);
+    const V product = hn::Mul(times_e, ek);
+    // Two subtractions and a select rather than one and a sign flip: a zero keeps the sign of the
+    // exact value (-(0 - 0) would be -0 where (1 - y) p underflows to +0).
+    num[k] = hn::IfThenElse(negative, hn::Sub(product, alone), hn::Sub(alone, product));
+    den[k] = hn::Add(one, ek);
+  }
+  for (size_t k = 0; k < K; ++k) gradient[k] = hn::Mul(hn::Div(num[k], den[k]), dout[k]);
+  for (size_t k = 0; k < K; ++k) {
+    if constexpr (HAS_WEIGHT) gradient[k] = hn::Mul(gradient[k], weight[k]);
+    gradient[k] = hn::Mul(gradient[k], scale);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
-// Gradient with respect to the target (aclnnBinaryCrossEntropyWithLogitsTargetBackward) of one
-// vector.
+// Gradient with respect to the target (aclnnBinaryCrossEntropyWithLogitsTargetBackward) of a
+// vector (TargetGradientVectorN).
 //
 // Contract: for compute type C, per lane:
 //   without pos_weight: t = -x
@@ -97,28 +102,47 @@ HWY_INLINE V GradientVector(D d, V x, V y, V dout, V weight, V pos_weight, V sca
 // limit at x = -inf (0, not NaN). +inf x gives -inf, -inf gives +inf times pw; NaN propagates.
 // The target itself is not read: the gradient does not depend on it.
 // ---------------------------------------------------------------------------------------------
-template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
-HWY_INLINE V TargetGradientVector(D d, V x, V dout, V weight, V pos_weight, V scale) {
-  V t;
+// TargetGradientVectorN: K independent vectors at once (Note [Interleaved vectors]); the same bits.
+template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE void TargetGradientVectorN(D d, const V* x, const V* dout, const V* weight, const V* pos_weight, V scale,
+                                      V* gradient) {
+  V t[K];
   if constexpr (HAS_POS_WEIGHT) {
-    const V tail = Log1pUnit(d, ExpNonPositive(d, hn::Or(x, hn::SignBit(d))));  // log1p(exp(-|x|))
-    const hn::RebindToSigned<D> di;  // the sign bit as a mask, as in GradientVector
-    const auto negative = hn::RebindMask(d, hn::Lt(hn::BitCast(di, x), hn::Zero(di)));
-    const V scaled_x = hn::IfThenZeroElse(hn::Eq(pos_weight, hn::Zero(d)), hn::Mul(pos_weight, x));
-    const V linear = hn::IfThenElse(negative, scaled_x, x);
-    t = hn::Sub(hn::Mul(hn::Sub(pos_weight, hn::Set(d, 1)), tail), linear);
-    t = hn::IfThenElse(hn::IsNaN(x), x, t);  // exp's NaN result is unspecified
+    V minus_abs_x[K], e[K], tail[K];
+    for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(x[k], hn::SignBit(d));
+    ExpNonPositiveN<K>(d, minus_abs_x, e);
+    Log1pUnitN<K>(d, e, tail);  // log1p(exp(-|x|))
+    const hn::RebindToSigned<D> di;  // the sign bit as a mask, as in GradientFromExpN
+    for (size_t k = 0; k < K; ++k) {
+      const auto negative = hn::RebindMask(d, hn::Lt(hn::BitCast(di, x[k]), hn::Zero(di)));
+      const V scaled_x = hn::IfThenZeroElse(hn::Eq(pos_weight[k], hn::Zero(d)), hn::Mul(pos_weight[k], x[k]));
+      const V linear = hn::IfThenElse(negative, scaled_x, x[k]);
+      t[k] = hn::Sub(hn::Mul(hn::Sub(pos_weight[k], hn::Set(d, 1)), tail[k]), linear);
+      t[k] = hn::IfThenElse(hn::IsNaN(x[k]), x[k], t[k]);  // exp's NaN result is unspecified
+    }
   } else {
-    t = hn::Neg(x);
+    for (size_t k = 0; k < K; ++k) t[k] = hn::Neg(x[k]);
   }
-  V g = hn::Mul(t, dout);
-  if constexpr (HAS_WEIGHT) g = hn::Mul(g, weight);
-  return hn::Mul(g, scale);
+  for (size_t k = 0; k < K; ++k) {
+    gradient[k] = hn::Mul(t[k], dout[k]);
+    if constexpr (HAS_WEIGHT) gradient[k] = hn::Mul(gradient[k], weight[k]);
+    gradient[k] = hn::Mul(gradient[k], scale);
+  }
+}
+
+// GradientVectorN: the gradient of K independent vectors.
+template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE void GradientVectorN(D d, const V* x, const V* y, const V* dout, const V* weight, const V* pos_weight,
+                                V scale, V* gradient) {
+  V minus_abs_x[K], e[K];
+  for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(x[k], hn::SignBit(d));
+  ExpNonPositiveN<K>(d, minus_abs_x, e);  // exp(-|x|)
+  GradientFromExpN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, e, y, dout, weight, pos_weight, scale, gradient);
 }
 
 /// Kernel<T, HAS_WEIGHT, HAS_POS_WEIGHT, OF_TARGET>: the AscendC kernel's Compute stage on one
-/// tile, of the gradient with respect to self (GradientVector) or, with OF_TARGET, to the target
-/// (TargetGradientVector, which reads no target).
+/// tile, of the gradient with respect to self (GradientVectorN) or, with OF_TARGET, to the target
+/// (TargetGradientVectorN, which reads no target), kInterleave vectors at a time.
 /// T: storage type (float, double, hwy::float16_t, hwy::bfloat16_t); computes in float (double
 /// for T = double). A partial last chunk is copied into a full one and run through the same
 /// code, so every element goes through identical instructions wherever it sits. A uniform dout
@@ -163,40 +187,47 @@ struct Kernel {
       ChunkIo::Load(d, filled, uniform_dout);
     }
 
-    // The per-chunk lambdas are forced inline: at -O2 GCC keeps them out of line, which costs the
-    // bf16 kernel about a third of its speed (the chunk's vectors go through memory).
-    const auto one_chunk = [&](const T* cx, const T* cy, const T* cd, const T* cw, const T* cpw, T* cg,
-                               auto stream_tag) __attribute__((always_inline)) HWY_ATTR {
-      V vx[kVectors], vy[kVectors], vd[kVectors], vw[kVectors], vpw[kVectors], out[kVectors];
-      ChunkIo::Load(d, cx, vx);
-      if constexpr (!OF_TARGET) ChunkIo::Load(d, cy, vy);
-      if constexpr (!UNIFORM_DOUT) ChunkIo::Load(d, cd, vd);
-      for (size_t v = 0; v < kVectors; ++v) vw[v] = vpw[v] = hn::Zero(d);
-      if constexpr (HAS_WEIGHT) ChunkIo::Load(d, cw, vw);
-      if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, cpw, vpw);
-      for (size_t v = 0; v < kVectors; ++v) {
-        const V dv = UNIFORM_DOUT ? uniform_dout[v] : vd[v];
-        if constexpr (OF_TARGET) {
-          out[v] = TargetGradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx[v], dv, vw[v], vpw[v], scale);
+    // The per-group lambdas are forced inline: at -O2 GCC keeps them out of line, which costs the
+    // bf16 kernel about a third of its speed (the chunk's vectors go through memory). A group is
+    // CHUNKS consecutive chunks, computed together (Note [Interleaved vectors]).
+    const auto group = [&](const T* cx, const T* cy, const T* cd, const T* cw, const T* cpw, T* cg, auto stream_tag,
+                           auto chunks_tag) __attribute__((always_inline)) HWY_ATTR {
+      constexpr size_t K = decltype(chunks_tag)::value * kVectors;
+      V vx[K], vy[K], vd[K], vw[K], vpw[K], out[K];
+      for (size_t c = 0; c * kVectors < K; ++c) {
+        const size_t at = c * chunk;
+        ChunkIo::Load(d, cx + at, vx + c * kVectors);
+        if constexpr (!OF_TARGET) ChunkIo::Load(d, cy + at, vy + c * kVectors);
+        if constexpr (UNIFORM_DOUT) {
+          for (size_t v = 0; v < kVectors; ++v) vd[c * kVectors + v] = uniform_dout[v];
         } else {
-          out[v] = GradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx[v], vy[v], dv, vw[v], vpw[v], scale);
+          ChunkIo::Load(d, cd + at, vd + c * kVectors);
         }
+        for (size_t v = 0; v < kVectors; ++v) vw[c * kVectors + v] = vpw[c * kVectors + v] = hn::Zero(d);
+        if constexpr (HAS_WEIGHT) ChunkIo::Load(d, cw + at, vw + c * kVectors);
+        if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, cpw + at, vpw + c * kVectors);
       }
-      ChunkIo::template Store<decltype(stream_tag)::value>(d, out, cg);
+      if constexpr (OF_TARGET) {
+        TargetGradientVectorN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vd, vw, vpw, scale, out);
+      } else {
+        GradientVectorN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vd, vw, vpw, scale, out);
+      }
+      for (size_t c = 0; c * kVectors < K; ++c) {
+        ChunkIo::template Store<decltype(stream_tag)::value>(d, out + c * kVectors, cg + c * chunk);
+      }
     };
-    const auto at = [&](size_t i, auto stream_tag) __attribute__((always_inline)) HWY_ATTR {
-      one_chunk(x + i, OF_TARGET ? nullptr : y + i, UNIFORM_DOUT ? nullptr : dout + i, HAS_WEIGHT ? w + i : nullptr,
-                HAS_POS_WEIGHT ? pw + i : nullptr, g + i, stream_tag);
+    using OneChunk = std::integral_constant<size_t, 1>;
+    constexpr size_t kChunksPerIteration = kInterleave > kVectors ? kInterleave / kVectors : 1;
+    const auto at = [&](size_t i, auto stream_tag, auto chunks_tag) __attribute__((always_inline)) HWY_ATTR {
+      group(x + i, OF_TARGET ? nullptr : y + i, UNIFORM_DOUT ? nullptr : dout + i, HAS_WEIGHT ? w + i : nullptr,
+            HAS_POS_WEIGHT ? pw + i : nullptr, g + i, stream_tag, chunks_tag);
     };
-    // Four independent vectors per iteration hide the latency of exp and the division (the
-    // per-vector chain is long); each vector still runs exactly the same instructions.
-    constexpr size_t kChunksPerIteration = 4 / kVectors;
     const auto main_loop = [&](auto stream_tag) HWY_ATTR {
       size_t k = 0;
       for (; k + kChunksPerIteration * chunk <= count; k += kChunksPerIteration * chunk) {
-        for (size_t c = 0; c < kChunksPerIteration; ++c) at(k + c * chunk, stream_tag);
+        at(k, stream_tag, std::integral_constant<size_t, kChunksPerIteration>{});
       }
-      for (; k + chunk <= count; k += chunk) at(k, stream_tag);
+      for (; k + chunk <= count; k += chunk) at(k, stream_tag, OneChunk{});
       return k;
     };
     size_t i;
@@ -217,8 +248,8 @@ struct Kernel {
       std::memcpy(buf[o], sources[o] + i, rest * sizeof(T));
       for (size_t k = rest; k < chunk; ++k) buf[o][k] = sources[o][i];
     }
-    one_chunk(buf[kPredict], buf[kTarget], buf[kDout], buf[kWeight], buf[kPosWeight], buf[kGradient],
-              std::false_type{});
+    group(buf[kPredict], buf[kTarget], buf[kDout], buf[kWeight], buf[kPosWeight], buf[kGradient], std::false_type{},
+          OneChunk{});
     std::memcpy(g + i, buf[kGradient], rest * sizeof(T));
   }
 };

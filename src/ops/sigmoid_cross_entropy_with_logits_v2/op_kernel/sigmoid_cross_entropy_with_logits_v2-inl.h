@@ -14,7 +14,7 @@
 
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2-inl.h"  // GradientFromExp, for the fused call
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2-inl.h"  // GradientFromExpN, for the fused call
 #include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 #include "simd/convert-inl.h"
 #include "simd/exp-inl.h"
@@ -26,9 +26,10 @@ namespace bce_loss {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromExp;
-using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositive;
-using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnit;
+using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromExpN;
+using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
+using ::aclnn_cpu::HWY_NAMESPACE::kInterleave;
+using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
 using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPairFromExp;
 using ::aclnn_cpu::HWY_NAMESPACE::StorageChunk;
 
@@ -60,123 +61,157 @@ HWY_INLINE V LossFromSoftplus(D d, V x, V y, V weight, V pos_weight, V softplus_
   return hn::IfThenElse(hn::IsNaN(x), x, loss);
 }
 
-// LossFromExp is LossFromSoftplus from e = ExpNonPositive(-|x|), in the same bits, with fewer
-// operations where nothing is exceptional. The plain products and sum (no selects, and exp's
-// result for a NaN x not put back) differ from LossFromSoftplus only in lanes where the plain loss
-// or loss + x is NaN: a zero factor times an infinite softplus, a NaN operand, or an infinite
-// logit against an infinite loss of the other sign. Only those lanes take LossFromSoftplus's
-// value, so a lane's result never depends on its neighbours. Elsewhere the two agree except in
-// the sign of a zero loss (a zero factor's term is +-0 here, +0 there), which both accept.
-template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
-HWY_INLINE V LossFromExp(D d, V x, V y, V weight, V pos_weight, V e) {
+// LossFromExpN is LossFromSoftplus on K independent vectors (Note [Interleaved vectors]) from
+// e = ExpNonPositive(-|x|), in the same bits, with fewer operations where nothing is
+// exceptional. The plain products and sum (no selects, and exp's result for a NaN x not put back)
+// differ from LossFromSoftplus only in lanes where the plain loss or loss + x is NaN: a zero
+// factor times an infinite softplus, a NaN operand, or an infinite logit against an infinite loss
+// of the other sign. Only those lanes take LossFromSoftplus's value, so a lane's result never
+// depends on its neighbours. Elsewhere the two agree except in the sign of a zero loss (a zero
+// factor's term is +-0 here, +0 there), which both accept.
+template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE void LossFromExpN(D d, const V* x, const V* y, const V* weight, const V* pos_weight, const V* e, V* loss) {
   const V zero = hn::Zero(d);
-  const V tail = Log1pUnit(d, e);
-  const V softplus_x = hn::Add(hn::Max(x, zero), tail);
-  const V softplus_neg_x = hn::Add(hn::Max(hn::Neg(x), zero), tail);
-  const V lw = HAS_POS_WEIGHT ? hn::Mul(pos_weight, y) : y;
-  V loss = hn::Add(hn::Mul(lw, softplus_neg_x), hn::Mul(hn::Sub(hn::Set(d, 1), y), softplus_x));
-  if constexpr (HAS_WEIGHT) loss = hn::Mul(loss, weight);
-  const auto exceptional = hn::IsNaN(hn::Add(loss, x));
-  if (HWY_LIKELY(hn::AllFalse(d, exceptional))) return loss;
-  V checked_softplus_x, checked_softplus_neg_x;
-  SoftplusPairFromExp(d, x, e, checked_softplus_x, checked_softplus_neg_x);
-  return hn::IfThenElse(exceptional,
-                        LossFromSoftplus<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, checked_softplus_x,
-                                                                     checked_softplus_neg_x),
-                        loss);
+  V tail[K];
+  Log1pUnitN<K>(d, e, tail);
+  for (size_t k = 0; k < K; ++k) {
+    const V softplus_x = hn::Add(hn::Max(x[k], zero), tail[k]);
+    const V softplus_neg_x = hn::Add(hn::Max(hn::Neg(x[k]), zero), tail[k]);
+    const V lw = HAS_POS_WEIGHT ? hn::Mul(pos_weight[k], y[k]) : y[k];
+    loss[k] = hn::Add(hn::Mul(lw, softplus_neg_x), hn::Mul(hn::Sub(hn::Set(d, 1), y[k]), softplus_x));
+    if constexpr (HAS_WEIGHT) loss[k] = hn::Mul(loss[k], weight[k]);
+  }
+  using Mask = decltype(hn::IsNaN(zero));
+  Mask exceptional[K];
+  for (size_t k = 0; k < K; ++k) exceptional[k] = hn::IsNaN(hn::Add(loss[k], x[k]));
+  Mask any = exceptional[0];
+  for (size_t k = 1; k < K; ++k) any = hn::Or(any, exceptional[k]);
+  if (HWY_LIKELY(hn::AllFalse(d, any))) return;
+  for (size_t k = 0; k < K; ++k) {
+    V checked_softplus_x, checked_softplus_neg_x;
+    SoftplusPairFromExp(d, x[k], e[k], checked_softplus_x, checked_softplus_neg_x);
+    loss[k] = hn::IfThenElse(exceptional[k],
+                             LossFromSoftplus<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x[k], y[k], weight[k], pos_weight[k],
+                                                                          checked_softplus_x, checked_softplus_neg_x),
+                             loss[k]);
+  }
+}
+
+// LossVectorN: the loss of K independent vectors (LossVector is K = 1).
+template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE void LossVectorN(D d, const V* x, const V* y, const V* weight, const V* pos_weight, V* loss) {
+  V minus_abs_x[K], e[K];
+  for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(x[k], hn::SignBit(d));
+  ExpNonPositiveN<K>(d, minus_abs_x, e);  // exp(-|x|)
+  LossFromExpN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, e, loss);
 }
 
 template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
 HWY_INLINE V LossVector(D d, V x, V y, V weight, V pos_weight) {
-  const V e = ExpNonPositive(d, hn::Or(x, hn::SignBit(d)));  // exp(-|x|)
-  return LossFromExp<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, e);
+  V loss;
+  LossVectorN<1, HAS_WEIGHT, HAS_POS_WEIGHT>(d, &x, &y, &weight, &pos_weight, &loss);
+  return loss;
 }
 
-// The fused loss and gradient of one vector: one exp(-|x|) feeds both the two softplus of the
-// loss (SoftplusPairFromExp) and the backward's gradient (GradientFromExp), so the loss is
-// bitwise LossVector's and the gradient bitwise the backward's GradientVector's.
-template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
-HWY_INLINE void LossAndGradientVector(D d, V x, V y, V weight, V pos_weight, V dout, V scale, V& loss, V& gradient) {
-  const V e = ExpNonPositive(d, hn::Or(x, hn::SignBit(d)));  // exp(-|x|)
-  loss = LossFromExp<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, e);
-  gradient = GradientFromExp<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, e, y, dout, weight, pos_weight, scale);
+// The fused loss and gradient of K vectors: one exp(-|x|) feeds both the loss (LossFromExpN) and
+// the backward's gradient (GradientFromExpN), so the loss is bitwise LossVector's and the
+// gradient bitwise the backward's GradientVectorN's.
+template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE void LossAndGradientVectorN(D d, const V* x, const V* y, const V* weight, const V* pos_weight,
+                                       const V* dout, V scale, V* loss, V* gradient) {
+  V minus_abs_x[K], e[K];
+  for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(x[k], hn::SignBit(d));
+  ExpNonPositiveN<K>(d, minus_abs_x, e);
+  GradientFromExpN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, e, y, dout, weight, pos_weight, scale, gradient);
+  LossFromExpN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, e, loss);
 }
 
 /// LossKernel<T, HAS_WEIGHT, HAS_POS_WEIGHT, TO_COMPUTE, WITH_GRADIENT>: the Compute stage on one
 /// tile. T is the storage type (float, double, hwy::float16_t, hwy::bfloat16_t); it computes in
 /// float (double for T = double) and writes the loss as T, or as the compute type when TO_COMPUTE
 /// (the sums, in element order); WITH_GRADIENT writes the gradient too (as T). It loads and stores
-/// in StorageChunks. A partial last chunk is copied into a full one and run through the same code,
-/// so every element goes through identical instructions wherever it sits.
+/// in StorageChunks, kInterleave vectors at a time (Note [Interleaved vectors]). A partial last
+/// chunk is copied into a full one and run through the same code, so every element goes through
+/// identical instructions wherever it sits.
 template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool TO_COMPUTE, bool WITH_GRADIENT>
 struct LossKernel {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
   using Out = std::conditional_t<TO_COMPUTE, C, T>;
+  using D = hn::ScalableTag<C>;
+  using V = hn::Vec<D>;
+  using ChunkIo = StorageChunk<T, D>;
   static constexpr size_t kInputs = 4;  // predict, target, weight, pos_weight
+  static constexpr size_t kVectors = ChunkIo::kVectors;
+  static constexpr size_t kMaxChunk = HWY_MAX_BYTES / sizeof(C) * kVectors;
+  /// Chunks per step of the main loop: kInterleave vectors (at least one chunk).
+  static constexpr size_t kGroupChunks = kInterleave > kVectors ? kInterleave / kVectors : 1;
+
+  /// The tile's operands, typed, and the values every chunk shares.
+  struct Operands {
+    const T* x;
+    const T* y;
+    const T* w;
+    const T* pw;
+    Out* out;
+    T* g;
+    V dout[kVectors];
+    V scale;
+  };
+
+  /// Computes CHUNKS chunks from element i of the operands on (or of the tile's tail buffers).
+  /// Forced inline, as the backward's chunk (out of line, the vectors go through memory).
+  template <size_t CHUNKS, bool kStream>
+  static HWY_INLINE __attribute__((always_inline)) void Group(D d, const Operands& o, size_t i, size_t chunk) {
+    constexpr size_t K = CHUNKS * kVectors;
+    V vx[K], vy[K], vw[K], vpw[K], vdout[K], loss[K], gradient[K];
+    for (size_t c = 0; c < CHUNKS; ++c) {
+      const size_t at = i + c * chunk;
+      V* const w_at = vw + c * kVectors;
+      V* const pw_at = vpw + c * kVectors;
+      for (size_t v = 0; v < kVectors; ++v) w_at[v] = pw_at[v] = hn::Zero(d);
+      if constexpr (HAS_WEIGHT) ChunkIo::Load(d, o.w + at, w_at);
+      if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, o.pw + at, pw_at);
+      ChunkIo::Load(d, o.x + at, vx + c * kVectors);
+      ChunkIo::Load(d, o.y + at, vy + c * kVectors);
+      for (size_t v = 0; v < kVectors; ++v) vdout[c * kVectors + v] = o.dout[v];
+    }
+    if constexpr (WITH_GRADIENT) {
+      LossAndGradientVectorN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, vdout, o.scale, loss, gradient);
+    } else {
+      LossVectorN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, loss);
+    }
+    for (size_t c = 0; c < CHUNKS; ++c) {
+      const size_t at = i + c * chunk;
+      if constexpr (WITH_GRADIENT) ChunkIo::template Store<kStream>(d, gradient + c * kVectors, o.g + at);
+      if constexpr (TO_COMPUTE) {
+        ChunkIo::StoreCompute(d, loss + c * kVectors, o.out + at);
+      } else {
+        ChunkIo::template Store<kStream>(d, loss + c * kVectors, o.out + at);
+      }
+    }
+  }
 
   static void Compute(const LossTileOperands& io, size_t count) {
-    const hn::ScalableTag<C> d;
-    using V = hn::Vec<decltype(d)>;
-    using ChunkIo = StorageChunk<T, decltype(d)>;
-    constexpr size_t kVectors = ChunkIo::kVectors;
-    constexpr size_t kMaxChunk = HWY_MAX_BYTES / sizeof(C) * kVectors;
+    const D d;
     const size_t chunk = hn::Lanes(d) * kVectors;
     // No HWY_RESTRICT: an output may be the very same view as an input (in place); each chunk
     // is loaded before it is stored.
-    const T* x = static_cast<const T*>(io.predict);
-    const T* y = static_cast<const T*>(io.target);
-    const T* w = static_cast<const T*>(io.weight);
-    const T* pw = static_cast<const T*>(io.pos_weight);
-    Out* out = static_cast<Out*>(io.loss);
-    T* g = static_cast<T*>(io.gradient);
-    V dout[kVectors];
-    for (size_t v = 0; v < kVectors; ++v) dout[v] = hn::Set(d, 1);
+    Operands o{static_cast<const T*>(io.predict), static_cast<const T*>(io.target), static_cast<const T*>(io.weight),
+               static_cast<const T*>(io.pos_weight), static_cast<Out*>(io.loss), static_cast<T*>(io.gradient), {},
+               hn::Set(d, static_cast<C>(io.scale))};
+    for (size_t v = 0; v < kVectors; ++v) o.dout[v] = hn::Set(d, 1);
     if constexpr (WITH_GRADIENT) {
       if (io.dout != nullptr) {  // through the storage load, as the backward's uniform dout
         HWY_ALIGN T filled[kMaxChunk];
         for (size_t k = 0; k < chunk; ++k) filled[k] = static_cast<const T*>(io.dout)[0];
-        ChunkIo::Load(d, filled, dout);
+        ChunkIo::Load(d, filled, o.dout);
       }
     }
-    const V scale = hn::Set(d, static_cast<C>(io.scale));
-    // Forced inline, as in the backward's kernel (out of line, the chunk goes through memory).
-    const auto one = [&](const T* cx, const T* cy, const T* cw, const T* cpw, Out* co, T* cg, auto stream_tag)
-                         __attribute__((always_inline)) HWY_ATTR {
-      constexpr bool kStream = decltype(stream_tag)::value;
-      V vx[kVectors], vy[kVectors], vw[kVectors], vpw[kVectors], loss[kVectors], gradient[kVectors];
-      for (size_t v = 0; v < kVectors; ++v) vw[v] = vpw[v] = hn::Zero(d);
-      if constexpr (HAS_WEIGHT) ChunkIo::Load(d, cw, vw);
-      if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, cpw, vpw);
-      ChunkIo::Load(d, cx, vx);
-      ChunkIo::Load(d, cy, vy);
-      for (size_t v = 0; v < kVectors; ++v) {
-        if constexpr (WITH_GRADIENT) {
-          LossAndGradientVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx[v], vy[v], vw[v], vpw[v], dout[v], scale, loss[v],
-                                                            gradient[v]);
-        } else {
-          loss[v] = LossVector<HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx[v], vy[v], vw[v], vpw[v]);
-        }
-      }
-      if constexpr (WITH_GRADIENT) ChunkIo::template Store<kStream>(d, gradient, cg);
-      if constexpr (TO_COMPUTE) {
-        ChunkIo::StoreCompute(d, loss, co);
-      } else {
-        ChunkIo::template Store<kStream>(d, loss, co);
-      }
-    };
-    const auto at = [&](size_t i, auto stream_tag) __attribute__((always_inline)) HWY_ATTR {
-      one(x + i, y + i, HAS_WEIGHT ? w + i : nullptr, HAS_POS_WEIGHT ? pw + i : nullptr, out + i,
-          WITH_GRADIENT ? g + i : nullptr, stream_tag);
-    };
-    // Four independent vectors per iteration hide the latency of the long per-vector chain (exp,
-    // log1p, the divisions); each vector still runs exactly the same instructions.
-    constexpr size_t kChunksPerIteration = 4 / kVectors;
     const auto main_loop = [&](auto stream_tag) HWY_ATTR {
+      constexpr bool kStream = decltype(stream_tag)::value;
       size_t k = 0;
-      for (; k + kChunksPerIteration * chunk <= count; k += kChunksPerIteration * chunk) {
-        for (size_t c = 0; c < kChunksPerIteration; ++c) at(k + c * chunk, stream_tag);
-      }
-      for (; k + chunk <= count; k += chunk) at(k, stream_tag);
+      for (; k + kGroupChunks * chunk <= count; k += kGroupChunks * chunk) Group<kGroupChunks, kStream>(d, o, k, chunk);
+      for (; k + chunk <= count; k += chunk) Group<1, kStream>(d, o, k, chunk);
       return k;
     };
     // Streaming needs every streamed output chunk-aligned (a tile's outputs advance together).
@@ -184,7 +219,7 @@ struct LossKernel {
       return p == nullptr || reinterpret_cast<uintptr_t>(p) % (chunk * sizeof(T)) == 0;
     };
     size_t i;
-    if (ChunkIo::kCanStreamChunk && io.stream_outputs && aligned(g) && (TO_COMPUTE || aligned(out))) {
+    if (ChunkIo::kCanStreamChunk && io.stream_outputs && aligned(o.g) && (TO_COMPUTE || aligned(o.out))) {
       i = main_loop(std::true_type{});
       hwy::FlushStream();
     } else {
@@ -196,15 +231,22 @@ struct LossKernel {
     HWY_ALIGN Out out_buf[kMaxChunk];
     HWY_ALIGN T gradient_buf[kMaxChunk];
     const size_t rest = count - i;
-    const T* sources[kInputs] = {x, y, HAS_WEIGHT ? w : nullptr, HAS_POS_WEIGHT ? pw : nullptr};
-    for (size_t o = 0; o < kInputs; ++o) {
-      if (sources[o] == nullptr) continue;
-      std::memcpy(buf[o], sources[o] + i, rest * sizeof(T));
-      for (size_t k = rest; k < chunk; ++k) buf[o][k] = sources[o][i];
+    const T* sources[kInputs] = {o.x, o.y, HAS_WEIGHT ? o.w : nullptr, HAS_POS_WEIGHT ? o.pw : nullptr};
+    for (size_t s = 0; s < kInputs; ++s) {
+      if (sources[s] == nullptr) continue;
+      std::memcpy(buf[s], sources[s] + i, rest * sizeof(T));
+      for (size_t k = rest; k < chunk; ++k) buf[s][k] = sources[s][i];
     }
-    one(buf[kPredict], buf[kTarget], buf[kWeight], buf[kPosWeight], out_buf, gradient_buf, std::false_type{});
-    std::memcpy(out + i, out_buf, rest * sizeof(Out));
-    if constexpr (WITH_GRADIENT) std::memcpy(g + i, gradient_buf, rest * sizeof(T));
+    Operands padded = o;
+    padded.x = buf[kPredict];
+    padded.y = buf[kTarget];
+    padded.w = buf[kWeight];
+    padded.pw = buf[kPosWeight];
+    padded.out = out_buf;
+    padded.g = gradient_buf;
+    Group<1, false>(d, padded, 0, chunk);
+    std::memcpy(o.out + i, out_buf, rest * sizeof(Out));
+    if constexpr (WITH_GRADIENT) std::memcpy(o.g + i, gradient_buf, rest * sizeof(T));
   }
 };
 
