@@ -26,6 +26,10 @@
 
 #include <unistd.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "acl/acl.h"
 #include "aclnn/aclnn_cpu.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
@@ -33,6 +37,7 @@
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"
 #include "common/dtype.h"
 #include "common/two_phase_call.h"
+#include "platform/platform_info.h"
 #include "runtime/thread_pool.h"
 
 #ifdef ACLNN_BCE_BENCH_WITH_TORCH
@@ -137,6 +142,33 @@ struct RooflineJob {
   double* partials = nullptr;
   int64_t n;
   int64_t chunks;
+  /// Write out with non-temporal stores, as the operators do when their traffic exceeds the
+  /// last-level cache (tiling's nonTemporalOut): a plain store reads each line first, so a
+  /// roofline with plain stores would move more bytes than the operator and lose to it.
+  bool stream = false;
+
+  /// out[i] = f(i) for i in [begin, end): whole cache lines through a buffer and non-temporal
+  /// stores when streaming (begin is line-aligned; the last partial line is stored plainly).
+  template <class F>
+  void Write(int64_t begin, int64_t end, F f) const {
+    T* __restrict o = out;
+    int64_t i = begin;
+#if defined(__SSE2__)
+    constexpr int64_t kLine = 64 / sizeof(T);
+    if (stream && reinterpret_cast<uintptr_t>(o) % 64 == 0) {
+      alignas(64) T line[kLine];
+      for (; i + kLine <= end; i += kLine) {
+        for (int64_t l = 0; l < kLine; ++l) line[l] = f(i + l);
+        for (int q = 0; q < 4; ++q) {
+          _mm_stream_si128(reinterpret_cast<__m128i*>(o + i) + q, _mm_load_si128(reinterpret_cast<const __m128i*>(line) + q));
+        }
+      }
+      _mm_sfence();
+    }
+#endif
+    for (; i < end; ++i) o[i] = f(i);
+  }
+
   static void Run(const void* ctx, int64_t block) {
     const auto* job = static_cast<const RooflineJob*>(ctx);
     constexpr int64_t kLine = 64 / sizeof(T);
@@ -165,14 +197,14 @@ struct RooflineJob {
     } else if (k == 4) {
       const T* __restrict c = job->inputs[2];
       const T* __restrict d = job->inputs[3];
-      for (int64_t i = begin; i < end; ++i) o[i] = static_cast<T>(a[i] + b[i] + c[i] + d[i]);
+      job->Write(begin, end, [&](int64_t i) { return static_cast<T>(a[i] + b[i] + c[i] + d[i]); });
     } else if (k >= 5) {
       const T* __restrict c = job->inputs[2];
       const T* __restrict d = job->inputs[3];
       const T* __restrict e = job->inputs[4];
-      for (int64_t i = begin; i < end; ++i) o[i] = static_cast<T>(a[i] + b[i] + c[i] + d[i] + e[i]);
+      job->Write(begin, end, [&](int64_t i) { return static_cast<T>(a[i] + b[i] + c[i] + d[i] + e[i]); });
     } else {
-      for (int64_t i = begin; i < end; ++i) o[i] = static_cast<T>(a[i] + b[i]);
+      job->Write(begin, end, [&](int64_t i) { return static_cast<T>(a[i] + b[i]); });
     }
   }
 };
@@ -370,6 +402,7 @@ class Bench {
     const int64_t threads = aclnn_cpu::ThreadPool::Instance().NumThreads();
     const int64_t by_bytes = static_cast<int64_t>(bytes_ / (64.0 * 1024.0)) + 1;
     job.chunks = std::max<int64_t>(1, std::min(threads, by_bytes));
+    job.stream = bytes_ > static_cast<double>(aclnn_cpu::CpuLastLevelCacheBytes());  // the tiling's rule
     aclnn_cpu::ThreadPool::Instance().Run(job.chunks, &RooflineJob<T>::Run, &job);
   }
 
