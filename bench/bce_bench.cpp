@@ -125,6 +125,8 @@ struct Measurement {
   // Medians of the ratios taken within each round (the two timings next to each other), which
   // this noisy shared machine's memory bandwidth disturbs less than a ratio of two medians.
   double op_over_roofline = 0, separate_over_op = 0;
+  double repeatable_s = 0;         ///< the second phase alone on a repeatable executor
+  double fresh_over_repeatable = 0;  ///< median of the ratio within each round
 };
 
 double Median(std::vector<double> v) {
@@ -291,32 +293,63 @@ class Bench {
 
   /// The whole call as a client makes it; the workspace is kept across calls, as a client
   /// running the same shape again would.
-  void RunOp() {
-    if (c_.layout == Layout::kFusedMean) {
-      Check(aclnn_cpu::CallTwoPhase(
-          [&](uint64_t* workspace_size, aclOpExecutor** executor) {
-            return aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize(x_.tensor, y_.tensor, w_.tensor, pw_.tensor,
-                                                                          nullptr, reduction_, out_.tensor,
-                                                                          grad_.tensor, workspace_size, executor);
-          },
-          aclnnBinaryCrossEntropyWithLogitsFused, stream_, workspace_));
-      return;
+  /// The operator's first phase for this case (GetWorkspaceSize with the case's tensors).
+  aclnnStatus FirstPhase(uint64_t* workspace_size, aclOpExecutor** executor) {
+    switch (c_.layout) {
+      case Layout::kFusedMean:
+        return aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize(x_.tensor, y_.tensor, w_.tensor, pw_.tensor,
+                                                                      nullptr, reduction_, out_.tensor, grad_.tensor,
+                                                                      workspace_size, executor);
+      case Layout::kForwardNone:
+      case Layout::kForwardMean:
+        return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(x_.tensor, y_.tensor, w_.tensor, pw_.tensor,
+                                                                 reduction_, out_.tensor, workspace_size, executor);
+      default:
+        return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(dout_.tensor, x_.tensor, y_.tensor,
+                                                                         w_.tensor, pw_.tensor, reduction_,
+                                                                         out_.tensor, workspace_size, executor);
     }
-    const bool forward = c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean;
-    const aclnn_cpu::TwoPhaseResult r = forward ? aclnn_cpu::CallTwoPhase(
-        [&](uint64_t* workspace_size, aclOpExecutor** executor) {
-          return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(x_.tensor, y_.tensor, w_.tensor, pw_.tensor,
-                                                                   reduction_, out_.tensor, workspace_size, executor);
-        },
-        aclnnBinaryCrossEntropyWithLogits, stream_, workspace_) : aclnn_cpu::CallTwoPhase(
-        [&](uint64_t* workspace_size, aclOpExecutor** executor) {
-          return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
-              dout_.tensor, x_.tensor, y_.tensor, w_.tensor, pw_.tensor, reduction_, out_.tensor, workspace_size,
-              executor);
-        },
-        aclnnBinaryCrossEntropyWithLogitsBackward, stream_, workspace_);
-    Check(r);
   }
+  using SecondPhaseFn = aclnnStatus (*)(void*, uint64_t, aclOpExecutor*, aclrtStream);
+  SecondPhaseFn SecondPhase() const {
+    switch (c_.layout) {
+      case Layout::kFusedMean: return aclnnBinaryCrossEntropyWithLogitsFused;
+      case Layout::kForwardNone:
+      case Layout::kForwardMean: return aclnnBinaryCrossEntropyWithLogits;
+      default: return aclnnBinaryCrossEntropyWithLogitsBackward;
+    }
+  }
+
+  /// The whole two-phase call as a client makes it: a fresh executor each time.
+  void RunOp() {
+    Check(aclnn_cpu::CallTwoPhase([&](uint64_t* size, aclOpExecutor** executor) { return FirstPhase(size, executor); },
+                                  SecondPhase(), stream_, workspace_));
+  }
+
+  /// The second phase alone, on one executor made repeatable (aclSetAclOpExecutorRepeatable) by
+  /// the first call: what a fresh executor costs over it is the first phase and its planning.
+  void RunRepeatable() {
+    if (repeatable_ == nullptr) {
+      uint64_t size = 0;
+      if (FirstPhase(&size, &repeatable_) != ACLNN_SUCCESS || aclSetAclOpExecutorRepeatable(repeatable_) != 0 ||
+          repeatable_workspace_.Reserve(size) != ACL_SUCCESS) {
+        std::fprintf(stderr, "repeatable executor: %s\n", aclGetRecentErrMsg());
+        std::abort();
+      }
+      repeatable_size_ = size;
+    }
+    if (SecondPhase()(repeatable_workspace_.get(), repeatable_size_, repeatable_, stream_) != ACLNN_SUCCESS ||
+        aclrtSynchronizeStream(stream_) != ACL_SUCCESS) {
+      std::fprintf(stderr, "repeatable executor run: %s\n", aclGetRecentErrMsg());
+      std::abort();
+    }
+  }
+
+  ~Bench() {
+    if (repeatable_ != nullptr) aclDestroyAclOpExecutor(repeatable_);
+  }
+  Bench(const Bench&) = delete;
+  Bench& operator=(const Bench&) = delete;
 
   /// Fused cases: what the fused call replaces, the forward call and then the backward call
   /// (gradOutput a 0-dim 1), each as a client makes it.
@@ -438,7 +471,9 @@ class Bench {
   Buffer x_, y_, dout_, w_, pw_, out_, grad_, one_;
   int64_t reduction_ = 0;
   double bytes_ = 0;
-  aclnn_cpu::DeviceMemory workspace_, second_workspace_;
+  aclnn_cpu::DeviceMemory workspace_, second_workspace_, repeatable_workspace_;
+  aclOpExecutor* repeatable_ = nullptr;
+  uint64_t repeatable_size_ = 0;
 
   static void Check(const aclnn_cpu::TwoPhaseResult& r) {
     if (!r.ok()) {
@@ -480,8 +515,12 @@ Measurement Measure(Bench& b, int rounds) {
   const bool fused = b.fused();
   const std::function<void()> separate_fn = [&] { b.RunSeparate(); };
   const int separate_reps = fused ? RepsFor(separate_fn, 0.01) : 0;
+  std::vector<double> repeatable;
+  const std::function<void()> repeatable_fn = [&] { b.RunRepeatable(); };
+  const int repeatable_reps = RepsFor(repeatable_fn, 0.01);
   for (int r = 0; r < rounds; ++r) {
     op.push_back(TimeOnce(op_fn, op_reps));
+    repeatable.push_back(TimeOnce(repeatable_fn, repeatable_reps));
     roof.push_back(TimeOnce(roof_fn, roof_reps));
     if (fused) separate.push_back(TimeOnce(separate_fn, separate_reps));
 #ifdef ACLNN_BCE_BENCH_WITH_TORCH
@@ -497,6 +536,10 @@ Measurement Measure(Bench& b, int rounds) {
   std::vector<double> ratio;
   for (int r = 0; r < rounds; ++r) ratio.push_back(op[r] / roof[r]);
   m.op_over_roofline = Median(ratio);
+  m.repeatable_s = Median(repeatable);
+  ratio.clear();
+  for (int r = 0; r < rounds; ++r) ratio.push_back(op[r] / repeatable[r]);
+  m.fresh_over_repeatable = Median(ratio);
   if (fused) {
     ratio.clear();
     for (int r = 0; r < rounds; ++r) ratio.push_back(separate[r] / op[r]);
@@ -630,6 +673,8 @@ int main(int argc, char** argv) {
     std::printf("%-5s %-18s %7s %11.2f %9.2f %11.2f %9.3f %9s %10s\n", DTypeShortName(c.dtype), LayoutName(c.layout),
                 Human(c.numel).c_str(), m.op_s * 1e6, m.bytes / m.op_s / 1e9, m.roofline_s * 1e6, ratio, torch_col,
                 torch_roof_col);
+    std::printf("      repeatable executor (second phase alone) %.2f us, fresh/repeatable %.3f\n", m.repeatable_s * 1e6,
+                m.fresh_over_repeatable);
     if (m.separate_s > 0) {
       std::printf("      fused: forward call + backward call %.2f us, fwd+bwd/fused %.3f\n", m.separate_s * 1e6,
                   m.separate_over_op);
