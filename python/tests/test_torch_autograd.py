@@ -123,6 +123,35 @@ def test_input_only_gradient_both_paths(monkeypatch, fused, dtype, reduction):
     _close(xr.grad, ref_gx, dtype, 2.0)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_fused_unit_grad_output_hands_the_saved_gradient_over(monkeypatch, dtype, reduction):
+    """loss.backward() (a 0-dim 1): the fused path's gradient has the separate path's bits; a
+    retained graph's second backward and gradient accumulation see an untouched saved gradient."""
+    x, y, w, pw = _case((5, 16), dtype, 29, (5, 16), (16,))
+    grads = {}
+    for fused in (True, False):
+        monkeypatch.setattr(atF, "FUSED_MAX_NUMEL", 1 << 30 if fused else -1)
+        xr = x.clone().requires_grad_()
+        at.binary_cross_entropy_with_logits(xr, y, w, reduction=reduction, pos_weight=pw).backward()
+        grads[fused] = xr.grad
+    assert torch.equal(grads[True].view(torch.int16), grads[False].view(torch.int16))
+
+    monkeypatch.setattr(atF, "FUSED_MAX_NUMEL", 1 << 30)
+    xr = x.clone().requires_grad_()
+    loss = at.binary_cross_entropy_with_logits(xr, y, w, reduction=reduction, pos_weight=pw)
+    loss.backward(retain_graph=True)
+    first = xr.grad.clone()
+    loss.backward(retain_graph=True)  # accumulates: x.grad must not be the saved tensor itself
+    loss.backward()
+    assert torch.equal(xr.grad, first + first + first)
+    # A second step accumulating into the first step's gradient leaves that step's loss alone.
+    xr.grad = None
+    at.binary_cross_entropy_with_logits(xr, y, w, reduction=reduction, pos_weight=pw).backward()
+    at.binary_cross_entropy_with_logits(xr, y, w, reduction=reduction, pos_weight=pw).backward()
+    assert torch.equal(xr.grad, first + first)
+
+
 def test_mixed_dtypes_cast_input_gradient():
     """Input bfloat16 / float16 with a float32 target: the loss has target's dtype, input's
     gradient is cast to input's dtype (and target's gradient keeps target's)."""
