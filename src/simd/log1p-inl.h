@@ -60,31 +60,31 @@ namespace hn = hwy::HWY_NAMESPACE;
 // ---------------------------------------------------------------------------------------------
 template <class D, class V = hn::Vec<D>>
 HWY_INLINE V Log1pUnitWithoutFma(D d, V u) {
-    const hn::RebindToSigned<D> di;
-    const V one = hn::Set(d, 1.0f);
-    const auto small = hn::Lt(u, hn::Set(d, 0x1.a827a0p-2f));  // below sqrt(2) - 1 (fdlibm's 0x3ed413d0)
-    const V w = hn::Add(one, u);
-    // k = 1 exactly when w >= sqrt(2) (w <= 2 here): the bits of w moved by 1 - sqrt(2)/2's.
-    const auto shifted = hn::Add(hn::BitCast(di, w), hn::Set(di, 0x3f800000 - 0x3f3504f3));
-    const V k = hn::IfThenZeroElse(small, hn::ConvertTo(d, hn::Sub(hn::ShiftRight<23>(shifted), hn::Set(di, 127))));
-    const V c = hn::IfThenZeroElse(small, hn::Div(hn::Sub(u, hn::Sub(w, one)), w));
-    const V reduced = hn::BitCast(d, hn::Add(hn::And(shifted, hn::Set(di, 0x007fffff)), hn::Set(di, 0x3f3504f3)));
-    const V f = hn::IfThenElse(small, u, hn::Sub(reduced, one));
+  const hn::RebindToSigned<D> di;
+  const V one = hn::Set(d, 1.0f);
+  const auto small = hn::Lt(u, hn::Set(d, 0x1.a827a0p-2f));  // below sqrt(2) - 1 (fdlibm's 0x3ed413d0)
+  const V w = hn::Add(one, u);
+  // k = 1 exactly when w >= sqrt(2) (w <= 2 here): the bits of w moved by 1 - sqrt(2)/2's.
+  const auto shifted = hn::Add(hn::BitCast(di, w), hn::Set(di, 0x3f800000 - 0x3f3504f3));
+  const V k = hn::IfThenZeroElse(small, hn::ConvertTo(d, hn::Sub(hn::ShiftRight<23>(shifted), hn::Set(di, 127))));
+  const V c = hn::IfThenZeroElse(small, hn::Div(hn::Sub(u, hn::Sub(w, one)), w));
+  const V reduced = hn::BitCast(d, hn::Add(hn::And(shifted, hn::Set(di, 0x007fffff)), hn::Set(di, 0x3f3504f3)));
+  const V f = hn::IfThenElse(small, u, hn::Sub(reduced, one));
 
-    const V s = hn::Div(f, hn::Add(hn::Set(d, 2.0f), f));
-    const V z = hn::Mul(s, s);
-    const V z2 = hn::Mul(z, z);
-    const V t1 = hn::Mul(z2, hn::Add(hn::Set(d, 0xccce13.0p-25f), hn::Mul(z2, hn::Set(d, 0xf89e26.0p-26f))));
-    const V t2 = hn::Mul(z, hn::Add(hn::Set(d, 0xaaaaaa.0p-24f), hn::Mul(z2, hn::Set(d, 0x91e9ee.0p-25f))));
-    const V r = hn::Add(t2, t1);
-    const V half_f2 = hn::Mul(hn::Mul(hn::Set(d, 0.5f), f), f);
-    const V ln2_hi = hn::Set(d, 6.9313812256e-01f), ln2_lo = hn::Set(d, 9.0580006145e-06f);
-    V result = hn::Mul(s, hn::Add(half_f2, r));
-    result = hn::Add(result, hn::Add(hn::Mul(k, ln2_lo), c));
-    result = hn::Sub(result, half_f2);
-    result = hn::Add(result, f);
-    result = hn::Add(result, hn::Mul(k, ln2_hi));
-    return hn::IfThenElse(hn::IsNaN(u), u, result);
+  const V s = hn::Div(f, hn::Add(hn::Set(d, 2.0f), f));
+  const V z = hn::Mul(s, s);
+  const V z2 = hn::Mul(z, z);
+  const V t1 = hn::Mul(z2, hn::Add(hn::Set(d, 0xccce13.0p-25f), hn::Mul(z2, hn::Set(d, 0xf89e26.0p-26f))));
+  const V t2 = hn::Mul(z, hn::Add(hn::Set(d, 0xaaaaaa.0p-24f), hn::Mul(z2, hn::Set(d, 0x91e9ee.0p-25f))));
+  const V r = hn::Add(t2, t1);
+  const V half_f2 = hn::Mul(hn::Mul(hn::Set(d, 0.5f), f), f);
+  const V ln2_hi = hn::Set(d, 6.9313812256e-01f), ln2_lo = hn::Set(d, 9.0580006145e-06f);
+  V result = hn::Mul(s, hn::Add(half_f2, r));
+  result = hn::Add(result, hn::Add(hn::Mul(k, ln2_lo), c));
+  result = hn::Sub(result, half_f2);
+  result = hn::Add(result, f);
+  result = hn::Add(result, hn::Mul(k, ln2_hi));
+  return hn::IfThenElse(hn::IsNaN(u), u, result);
 }
 
 // Log1pUnitN: K independent vectors at once (Note [Interleaved vectors]); Log1pUnit is K = 1.

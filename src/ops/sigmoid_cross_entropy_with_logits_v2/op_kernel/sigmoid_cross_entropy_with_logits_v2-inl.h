@@ -161,7 +161,7 @@ struct LossKernel {
   /// Computes CHUNKS chunks from element i of the operands on (or of the tile's tail buffers).
   /// Forced inline, as the backward's chunk (out of line, the vectors go through memory).
   template <size_t CHUNKS, bool kStream>
-  static HWY_INLINE __attribute__((always_inline)) void Group(D d, const Operands& o, size_t i, size_t chunk) {
+  static HWY_INLINE void Group(D d, const Operands& o, size_t i, size_t chunk) {
     constexpr size_t K = CHUNKS * kVectors;
     V vx[K], vy[K], vw[K], vpw[K], vdout[K], loss[K], gradient[K];
     for (size_t c = 0; c < CHUNKS; ++c) {
