@@ -34,16 +34,16 @@ namespace aclnn_cpu {
 namespace {
 
 /// x in [0, bound] with weight coeff; both > 0 once normalised.
-struct Term {
-  int64_t coeff = 0;
-  int64_t bound = 0;
+struct Term {  // no default values: Problem's array of them is not zeroed
+  int64_t coeff;
+  int64_t bound;
 };
 
 constexpr int kMaxTerms = 2 * kMaxOverlapViewDims;
 
 /// Is there an x with lo <= sum coeff_k * x_k <= hi? sum coeff_k * bound_k must fit in int64.
 struct Problem {
-  std::array<Term, kMaxTerms> terms{};
+  std::array<Term, kMaxTerms> terms;  ///< the first `count` are set (not zeroed, as NormalView)
   int count = 0;
   int64_t lo = 0;
   int64_t hi = 0;
@@ -189,7 +189,18 @@ bool Search::Feasible(Problem p) {
 /// A view's dims of size > 1 as (byte stride >= 0, size), with its lowest byte; false when a
 /// byte offset passes 64 bits.
 struct NormalView {
-  std::array<std::pair<int64_t, int64_t>, kMaxOverlapViewDims> dims{};  // (stride in bytes, size)
+  /// A dim: its stride in bytes and its size, ordered by stride, then size.
+  struct Dim {
+    int64_t stride;
+    int64_t size;
+    friend bool operator<(const Dim& x, const Dim& y) {
+      return x.stride != y.stride ? x.stride < y.stride : x.size < y.size;
+    }
+  };
+  // The first `count` are set. Neither zeroed nor of std::pair (whose constructor zeroes): a
+  // call normalizes two views, and zeroing both arrays (1 KiB) was most of the time of an
+  // overlap check that the byte ranges settle at once.
+  std::array<Dim, kMaxOverlapViewDims> dims;
   int count = 0;
   int64_t lowest = 0;  ///< lowest byte, relative to the first element
   int64_t reach = 0;   ///< sum (size - 1) * |stride| in bytes: the last element starts at lowest + reach
@@ -223,7 +234,7 @@ Overlap InternalOverlap(const MemoryView& view) {
   if (v.empty) return Overlap::kNone;
   auto* dims = v.dims.data();
   std::sort(dims, dims + v.count);
-  if (v.count > 0 && dims[0].first == 0) return Overlap::kShared;  // one element again and again
+  if (v.count > 0 && dims[0].stride == 0) return Overlap::kShared;  // one element again and again
   // Peel the largest strides that pass the reach of all the smaller ones: their j is 0.
   int core = v.count;
   while (core > 1) {
@@ -231,26 +242,26 @@ Overlap InternalOverlap(const MemoryView& view) {
     bool overflow = false;
     for (int k = 0; k + 1 < core; ++k) {
       int64_t span = 0;
-      overflow |= __builtin_mul_overflow(dims[k].second - 1, dims[k].first, &span);
+      overflow |= __builtin_mul_overflow(dims[k].size - 1, dims[k].stride, &span);
       overflow |= __builtin_add_overflow(below, span, &below);
     }
-    if (overflow || dims[core - 1].first <= below) break;
+    if (overflow || dims[core - 1].stride <= below) break;
     --core;
   }
   if (core <= 1) return Overlap::kNone;
   Search search(kMaxOverlapSearchSteps);
   for (int p = 0; p < core; ++p) {
     Problem problem;
-    int64_t target = -dims[p].first, reach = 0;  // the search needs sum coeff * bound in int64
-    bool overflow = __builtin_mul_overflow(dims[p].second - 2, dims[p].first, &reach);
-    problem.Add(dims[p].first, dims[p].second - 2);
+    int64_t target = -dims[p].stride, reach = 0;  // the search needs sum coeff * bound in int64
+    bool overflow = __builtin_mul_overflow(dims[p].size - 2, dims[p].stride, &reach);
+    problem.Add(dims[p].stride, dims[p].size - 2);
     for (int k = p + 1; k < core; ++k) {
       int64_t span = 0;
-      overflow |= __builtin_mul_overflow(dims[k].second - 1, dims[k].first, &span);
+      overflow |= __builtin_mul_overflow(dims[k].size - 1, dims[k].stride, &span);
       overflow |= __builtin_add_overflow(target, span, &target);
       overflow |= __builtin_add_overflow(reach, span, &reach);
       overflow |= __builtin_add_overflow(reach, span, &reach);
-      problem.Add(dims[k].first, 2 * (dims[k].second - 1));
+      problem.Add(dims[k].stride, 2 * (dims[k].size - 1));
     }
     if (overflow) return Overlap::kUndecided;
     problem.lo = problem.hi = target;
@@ -279,8 +290,8 @@ Overlap MutualOverlap(const MemoryView& a, const MemoryView& b) {
   // low_a + sum sa x and addr_b(j) = low_b + sum sb j; with y = (n - 1) - j:
   // sum sa x + sum sb y in [low_b - low_a + reach_b - (ea - 1), low_b - low_a + reach_b + (eb - 1)].
   Problem problem;
-  for (int k = 0; k < va.count; ++k) problem.Add(va.dims[k].first, va.dims[k].second - 1);
-  for (int k = 0; k < vb.count; ++k) problem.Add(vb.dims[k].first, vb.dims[k].second - 1);
+  for (int k = 0; k < va.count; ++k) problem.Add(va.dims[k].stride, va.dims[k].size - 1);
+  for (int k = 0; k < vb.count; ++k) problem.Add(vb.dims[k].stride, vb.dims[k].size - 1);
   int64_t reach = 0, center = 0;  // the search needs sum coeff * bound (= reach_a + reach_b) in int64
   overflow |= __builtin_add_overflow(va.reach, vb.reach, &reach);
   overflow |= __builtin_sub_overflow(low_b, low_a, &center);
