@@ -59,6 +59,7 @@ def _torch_codes(torch) -> dict:
         for name, code in names.items():
             if hasattr(torch, name):
                 _TORCH_CODES[getattr(torch, name)] = code
+        _ext.register_torch(torch.Tensor, _TORCH_CODES)  # for run_torch
     return _TORCH_CODES
 
 
@@ -231,23 +232,19 @@ def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, gr
 
 def _torch_fast(torch, op: int, input: Any, target: Any, weight: Any, pos_weight: Any, grad_output: Any, red: int,
                 out: Any, grad_input: Any, out_shape: Any) -> Any:
-    """The call for plain CPU tensors (None where the general path has more to do): each tensor
-    described by its own fields, outputs allocated here."""
-    tensor = torch.Tensor
-    operands = (input, target, weight, pos_weight, grad_output, out, grad_input)
-    for t in operands:
-        if t is not None and (type(t) is not tensor or not t.is_cpu):
-            return None
-    if target is None or (grad_output is None and op in (_BACKWARD, _TARGET_BACKWARD)):
+    """The call for plain CPU tensors (None where the general path has more to do): outputs
+    allocated here, every tensor read by the extension itself (Note [Torch tensors read here] in
+    aclnn_bce_module.cpp), which declines what is not a plain CPU tensor of a known dtype."""
+    if type(target) is not torch.Tensor or (grad_output is None and op in (_BACKWARD, _TARGET_BACKWARD)):
         return None
-    codes = _TORCH_CODES or _torch_codes(torch)
+    if not _TORCH_CODES:
+        _torch_codes(torch)  # registers torch.Tensor and the dtypes with the extension
     if out is None:
         out = _fresh_tensor(torch, out_shape, target.dtype)
     if op == _FUSED and grad_input is None:
         grad_input = _fresh_tensor(torch, input.shape, target.dtype)
-    d = [None if t is None else (t.data_ptr(), t.shape, t.stride(), codes.get(t.dtype, -2))
-         for t in (input, target, weight, pos_weight, grad_output, out, grad_input)]
-    _ext.run_raw(op, d[0], d[1], d[2], d[3], d[4], red, d[5], d[6])
+    if not _ext.run_torch(op, input, target, weight, pos_weight, grad_output, red, out, grad_input):
+        return None
     return (out, grad_input) if op == _FUSED else out
 
 

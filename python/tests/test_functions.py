@@ -465,3 +465,30 @@ def test_hostile_descriptors_are_refused_not_read():
     ]:
         with pytest.raises(error, match=words):
             ext.run_raw(0, bad, desc, None, None, None, 0, out_desc, None)
+
+
+def test_torch_tensors_the_extension_reads_and_the_ones_it_declines(monkeypatch):
+    """Plain CPU tensors are read by the extension itself (run_torch, Note [Torch tensors read
+    here]); what it declines (a subclass such as a Parameter, a tensor on another device) takes
+    the general path, with the same bits or the same refusal, and a dtype it reads but the library
+    refuses gets the library's rule."""
+    rng = np.random.default_rng(5)
+    x = torch.from_numpy(make(rng, (6, 7), "float32", "logits"))
+    y = torch.from_numpy(make(rng, (6, 7), "float32", "labels"))
+    pw = torch.rand(7, generator=torch.Generator().manual_seed(5)) + 0.5
+    general = aclnn_bce._api._general
+    with monkeypatch.context() as m:  # plain CPU tensors never reach the general path
+        m.setattr(aclnn_bce._api, "_general", lambda *args: pytest.fail("the general path ran"))
+        plain = aclnn_bce.binary_cross_entropy_with_logits(x, y, pos_weight=pw, reduction="none")
+    assert aclnn_bce._api._general is general
+    as_parameters = aclnn_bce.binary_cross_entropy_with_logits(
+        torch.nn.Parameter(x.clone(), requires_grad=False), y,
+        pos_weight=torch.nn.Parameter(pw.clone(), requires_grad=False), reduction="none")
+    assert torch.equal(plain, as_parameters)
+    out = torch.full((6, 7), 77.0)
+    assert aclnn_bce.binary_cross_entropy_with_logits(x, y, pos_weight=pw, reduction="none", out=out) is out
+    assert torch.equal(out, plain)
+    with pytest.raises(TypeError, match="target"):
+        aclnn_bce.binary_cross_entropy_with_logits(x, y.to(torch.int64))
+    with pytest.raises(ValueError, match="CPU"):
+        aclnn_bce.binary_cross_entropy_with_logits(x, y, reduction="none", out=torch.empty(6, 7, device="meta"))
