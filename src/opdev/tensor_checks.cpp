@@ -15,7 +15,7 @@ namespace aclnn_cpu {
 aclnnStatus CheckLive(const char* api, std::span<const NamedTensor> tensors) {
   // One registry lookup per group of kMaxCheckedTensors handles (one for any operator's call).
   for (size_t begin = 0; begin < tensors.size(); begin += kMaxCheckedTensors) {
-    std::array<const aclTensor*, kMaxCheckedTensors> handles{};
+    std::array<const aclTensor*, kMaxCheckedTensors> handles;  // the first `count` are set
     const size_t count = std::min(tensors.size() - begin, handles.size());
     for (size_t i = 0; i < count; ++i) handles[i] = tensors[begin + i].tensor;
     const int dead = FirstDeadTensor(std::span<const aclTensor* const>(handles.data(), count));
