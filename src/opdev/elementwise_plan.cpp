@@ -1,6 +1,7 @@
 #include "opdev/elementwise_plan.h"
 
 #include <cstdlib>
+#include <numeric>
 
 #include "common/alignment.h"
 #include "common/dtype.h"
@@ -61,6 +62,29 @@ size_t OperandTrafficOf(std::span<const GlobalOperand> operands, std::span<Opera
     ++count;
   }
   return count;
+}
+
+PlatformInfo AlignTilesToRowGroups(const PlatformInfo& platform, const IterSpace& space,
+                                   std::span<const GlobalOperand> operands, KernelDType kernel_dtype,
+                                   uint64_t ub_bytes_per_element) {
+  if (space.ndim < 2 || platform.block_size == 0 || ub_bytes_per_element == 0) return platform;
+  const int inner = space.ndim - 1;
+  bool wide = false;
+  for (const GlobalOperand& op : operands) {
+    wide |= op.access == Access::kStaged && op.memory.strides[inner] >= kWideStride;
+  }
+  if (!wide) return platform;
+  const uint64_t row = static_cast<uint64_t>(space.sizes[inner]);
+  const uint64_t group_elems = row * static_cast<uint64_t>(kRowBlock);
+  if (group_elems > platform.ub_size / ub_bytes_per_element) return platform;  // a group must fit a tile
+  // The new unit: the least common multiple of the old one and a group, in bytes of the kernel
+  // dtype (the tiling counts units of block_size bytes).
+  const uint64_t group_bytes = group_elems * KernelDTypeSize(kernel_dtype);
+  const uint64_t unit = std::lcm(platform.block_size, group_bytes);
+  if (unit / KernelDTypeSize(kernel_dtype) > platform.ub_size / ub_bytes_per_element) return platform;
+  PlatformInfo aligned = platform;
+  aligned.block_size = unit;
+  return aligned;
 }
 
 uint64_t TileBufferBytes(uint64_t tile_elems, KernelDType dtype) {

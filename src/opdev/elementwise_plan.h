@@ -106,6 +106,26 @@ void PlanElementwise(const DimVector& shape, const aclTensor* const (&tensors)[T
 /// Writes at most operands.size() entries into @p traffic and returns how many.
 size_t OperandTrafficOf(std::span<const GlobalOperand> operands, std::span<OperandTraffic> traffic);
 
+// Note [Row groups]
+// A staged operand whose innermost dim has a wide stride (a transposed view: element i + 1 of a
+// row lies kWideStride elements or more from element i) is copied kRowBlock rows at a time
+// (CopyRowGroup), so that each cache line of its storage, which holds the same column of
+// neighbouring rows, is used whole while it sits in L1. That only works for groups of kRowBlock
+// whole rows; a tile that starts or ends inside a group leaves short groups whose lines are
+// fetched once per tile that touches them, each for a few elements (measured on AMD Zen 5: the
+// backward with a transposed self of [16384, 1024] took 2.1-2.2x its roofline). On the CPU the
+// tiling's alignment unit is therefore widened to whole row groups for such a launch, when a
+// group fits a tile; the results do not change (each element's computation does not depend on the
+// tile), only where the tiles start.
+
+/// The platform a launch over @p space with @p operands is tiled for: @p platform, with its
+/// alignment unit (block_size) widened to whole groups of kRowBlock rows of the innermost dim when
+/// a staged operand reads that dim with a wide stride and one group (at @p ub_bytes_per_element)
+/// fits its tile budget (Note [Row groups]); @p platform unchanged otherwise.
+PlatformInfo AlignTilesToRowGroups(const PlatformInfo& platform, const IterSpace& space,
+                                   std::span<const GlobalOperand> operands, KernelDType kernel_dtype,
+                                   uint64_t ub_bytes_per_element);
+
 /// Bytes of one tile buffer: @p tile_elems elements of @p dtype, rounded up to kDeviceAlignment.
 uint64_t TileBufferBytes(uint64_t tile_elems, KernelDType dtype);
 

@@ -118,6 +118,8 @@ void ForEachRun(const IterSpace& space, const StridedOperand* const (&ops)[kOps]
 /// neighbouring addresses, so each cache line fetched serves kRowBlock elements at once instead of one.
 inline constexpr int64_t kWideStride = 16;
 inline constexpr int kRowBlock = 16;
+/// How far ahead (in columns) CopyRowGroup prefetches the wide side's lines.
+inline constexpr int64_t kPrefetchColumns = 64;
 
 /// Walks [begin, begin + count) like ForEachRun, but hands consecutive runs of equal length to
 /// @p block_fn in groups of up to kRowBlock: block_fn(offsets, positions, rows, run).
@@ -167,6 +169,11 @@ void CopyRowGroup(Wide* wide, int64_t wide_stride, const int64_t* wide_offsets, 
       const TransposeFloatFn copy = kGather ? transpose.gather : transpose.scatter;
       for (int64_t i0 = 0; i0 < run; i0 += kRowBlock) {
         const int64_t cols = std::min<int64_t>(kRowBlock, run - i0) / n * n;
+        for (int64_t c = i0 + kPrefetchColumns; c < std::min<int64_t>(i0 + kPrefetchColumns + kRowBlock, run); ++c) {
+          const float* line = wide_base + wide_offsets[0] + c * wide_stride;
+          __builtin_prefetch(line, kGather ? 0 : 1);
+          __builtin_prefetch(line + tiled_rows - 1, kGather ? 0 : 1);
+        }
         for (int r = 0; r < tiled_rows; r += n) {
           float* dense_rows[8];
           for (int k = 0; k < n; ++k) dense_rows[k] = dense_base + dense_positions[r + k] + i0;

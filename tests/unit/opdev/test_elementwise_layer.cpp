@@ -212,6 +212,89 @@ TEST_F(ElementwiseLayer, StridedAndConvertedOperandsAreStagedBothWays) {
   Check({40, 30}, views, Access::kStaged, Access::kStaged, Access::kStaged);
 }
 
+// Note [Row groups]: a staged operand that reads the innermost dim with a wide stride makes the
+// tiling's unit whole groups of kRowBlock rows, when one fits a tile.
+struct RowGroupCase {
+  IterSpace space;
+  GlobalOperand operands[3];
+};
+
+/// A [rows, cols] space over a dense fp32 out and b, and an a of @p a_access whose inner stride is
+/// @p a_inner_stride (a transposed view has stride rows).
+RowGroupCase MakeRowGroupCase(int64_t rows, int64_t cols, Access a_access, int64_t a_inner_stride) {
+  RowGroupCase c;
+  c.space.ndim = 2;
+  c.space.sizes[0] = rows;
+  c.space.sizes[1] = cols;
+  c.operands[kA].access = a_access;
+  c.operands[kA].memory.strides[0] = 1;
+  c.operands[kA].memory.strides[1] = a_inner_stride;
+  for (size_t o : {size_t{kB}, size_t{kOut}}) {
+    c.operands[o].access = Access::kDirect;
+    c.operands[o].memory.strides[0] = cols;
+    c.operands[o].memory.strides[1] = 1;
+  }
+  return c;
+}
+
+PlatformInfo RowGroupPlatform() {  // 2 cores, a 512 KiB tile budget, 64-byte units
+  PlatformInfo p;
+  p.core_num = 2;
+  p.block_size = 64;
+  p.ub_size = 512 * 1024;
+  return p;
+}
+
+TEST(RowGroups, AWideStagedOperandMakesEveryBlockAndTileWholeGroupsOfRows) {
+  constexpr int64_t kRows = 1000, kCols = 1024;  // 1000 rows: 62.5 groups, the last one short
+  const RowGroupCase c = MakeRowGroupCase(kRows, kCols, Access::kStaged, kRows);
+  const uint64_t ub_bytes = 12;  // three fp32 operands
+  const PlatformInfo aligned =
+      AlignTilesToRowGroups(RowGroupPlatform(), c.space, c.operands, KernelDType::kFloat, ub_bytes);
+  EXPECT_EQ(aligned.block_size, uint64_t{kRowBlock} * kCols * 4);
+  EXPECT_EQ(aligned.core_num, 2u);
+  EXPECT_EQ(aligned.ub_size, RowGroupPlatform().ub_size);
+  ElementwiseTilingProblem problem;
+  problem.total_elems = kRows * kCols;
+  problem.bytes_per_element = 12;
+  problem.ub_bytes_per_element = ub_bytes;
+  const auto split = ComputeElementwiseTiling(aligned, problem);
+  ASSERT_TRUE(split.has_value());
+  const ElementwiseTilingData& t = split->data;
+  const uint64_t group = uint64_t{kRowBlock} * kCols;
+  EXPECT_EQ(t.tileDataNum % group, 0u);
+  EXPECT_GE(t.tileDataNum, group);
+  EXPECT_LE(t.tileDataNum * ub_bytes, aligned.ub_size);
+  uint64_t covered = 0;
+  for (uint64_t b = 0; b < t.blockDim; ++b) {
+    for (uint64_t k = 0; k < BlockTileNum(t, b); ++k) {
+      const TileRange r = BlockTile(t, b, k);
+      EXPECT_EQ(r.begin % group, 0u) << "block " << b << " tile " << k;
+      EXPECT_EQ(r.begin, covered) << "block " << b << " tile " << k;  // in order, no gap, no overlap
+      covered = r.end;
+    }
+  }
+  EXPECT_EQ(covered, problem.total_elems);
+}
+
+TEST(RowGroups, OtherLaunchesKeepTheirUnit) {
+  const PlatformInfo platform = RowGroupPlatform();
+  const auto unit = [&](const RowGroupCase& c, uint64_t ub_bytes = 12) {
+    return AlignTilesToRowGroups(platform, c.space, c.operands, KernelDType::kFloat, ub_bytes).block_size;
+  };
+  EXPECT_EQ(unit(MakeRowGroupCase(1000, 1024, Access::kStaged, kWideStride - 1)), 64u);  // not wide
+  EXPECT_EQ(unit(MakeRowGroupCase(1000, 1024, Access::kRowDirect, 1)), 64u);              // not staged
+  EXPECT_EQ(unit(MakeRowGroupCase(1000, 1024, Access::kDirect, 1)), 64u);
+  // One group (16 rows of 4096 fp32 at 12 bytes an element: 768 KiB) does not fit the budget.
+  EXPECT_EQ(unit(MakeRowGroupCase(1000, 4096, Access::kStaged, 1000)), 64u);
+  RowGroupCase flat = MakeRowGroupCase(1000, 1024, Access::kStaged, 1000);
+  flat.space.ndim = 1;  // one dim: no rows to group
+  EXPECT_EQ(unit(flat), 64u);
+  // A group of 16 x 100 fp32 is 6400 bytes: the unit is the least common multiple with 64.
+  EXPECT_EQ(unit(MakeRowGroupCase(1000, 100, Access::kStaged, 1000)), 6400u);
+  EXPECT_EQ(unit(MakeRowGroupCase(1000, 100, Access::kStaged, 1000), 0), 64u);  // malformed: unchanged
+}
+
 TEST(LaunchPlanWorkspace, StagesFollowOneAnotherEachAligned) {
   class Plan final : public LaunchPlan {
    public:

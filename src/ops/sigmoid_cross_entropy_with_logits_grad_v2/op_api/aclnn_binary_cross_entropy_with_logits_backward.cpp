@@ -88,7 +88,9 @@ aclnnStatus BuildLaunch(const GradientCall& call, const aclTensor* const (&tenso
       MakeTilingProblem(static_cast<uint64_t>(self->numel), kernel_dtype, tensors[kWeight] != nullptr,
                         tensors[kPosWeight] != nullptr, reduction,
                         std::span<const OperandTraffic>(traffic, traffic_count));
-  const PlatformInfo platform = CpuPlatform(static_cast<uint64_t>(ThreadPool::Instance().NumThreads()));
+  const PlatformInfo platform =
+      AlignTilesToRowGroups(CpuPlatform(static_cast<uint64_t>(ThreadPool::Instance().NumThreads())), launch.space,
+                            launch.operands, kernel_dtype, problem.ub_bytes_per_element);
   const auto tiling = ComputeTiling(platform, problem);
   if (!tiling) {
     return Fail(ACLNN_ERR_INNER_TILING_ERROR, call.first_phase, ": tiling failed for ", self->numel, " elements");

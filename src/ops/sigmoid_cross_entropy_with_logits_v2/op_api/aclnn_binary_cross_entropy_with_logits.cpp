@@ -101,9 +101,12 @@ aclnnStatus BuildLaunch(const char* phase, const aclTensor* const (&tensors)[kOp
     PlanElementwise<LossTraits>(self->dims, planned, kernel_acl_dtype, launch.space, launch.operands);
     OperandTraffic traffic[kOperandCount];
     const size_t traffic_count = OperandTrafficOf(launch.operands, traffic);
-    const PlatformInfo platform = CpuPlatform(static_cast<uint64_t>(ThreadPool::Instance().NumThreads()));
-    const auto tiling = ComputeLossTiling(platform, launch.total_elems, launch.kernel_dtype, reduction,
-                                          std::span<const OperandTraffic>(traffic, traffic_count));
+    const std::span<const OperandTraffic> traffic_span(traffic, traffic_count);
+    const PlatformInfo platform = AlignTilesToRowGroups(
+        CpuPlatform(static_cast<uint64_t>(ThreadPool::Instance().NumThreads())), launch.space, launch.operands,
+        launch.kernel_dtype,
+        MakeElementwiseProblem(launch.total_elems, launch.kernel_dtype, traffic_span).ub_bytes_per_element);
+    const auto tiling = ComputeLossTiling(platform, launch.total_elems, launch.kernel_dtype, reduction, traffic_span);
     if (!tiling) return Fail(ACLNN_ERR_INNER_TILING_ERROR, phase, ": tiling failed for ", self->numel, " elements");
     launch.tiling = tiling->data;
     plan.run_inline_if_idle = tiling->run_inline_if_idle;

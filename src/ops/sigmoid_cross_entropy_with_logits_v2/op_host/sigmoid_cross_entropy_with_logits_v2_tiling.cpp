@@ -1,5 +1,7 @@
 #include "op_host/sigmoid_cross_entropy_with_logits_v2_tiling.h"
 
+#include <numeric>
+
 #include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 
 namespace aclnn_cpu::bce_loss {
@@ -10,7 +12,8 @@ std::optional<ElementwiseTilingResult> ComputeLossTiling(const PlatformInfo& pla
   const ElementwiseTilingProblem problem = MakeElementwiseProblem(total_elems, kernel_dtype, traffic);
   if (reduction == ReductionType::kNone) return ComputeElementwiseTiling(platform, problem);
   PlatformInfo chunked = platform;
-  chunked.block_size = kSumChunkElems * KernelDTypeSize(kernel_dtype);
+  // Whole chunks, and whole units of the platform's own (a row group's: Note [Row groups]).
+  chunked.block_size = std::lcm(platform.block_size, kSumChunkElems * KernelDTypeSize(kernel_dtype));
   return ComputeElementwiseTiling(chunked, problem);
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "aclnn/aclnn_cpu.h"
 #include "common/bce_test_util.h"
 #include "op_api_test_helpers.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
@@ -124,6 +125,21 @@ TEST(StridedInputs, LargeTransposedInputsAcrossManyBlocks) {
   auto y = Strided({512, 300}, {1, 512}, 0);
   TestTensor dout({}, ACL_FLOAT), out({512, 300}, ACL_FLOAT);
   RunFillAndCheck({&dout, x.get(), y.get(), nullptr, nullptr, 1, &out}, 7);
+}
+
+TEST(StridedInputs, TransposedSelfInTilesOfWholeRowGroupsAcrossThreadCounts) {
+  // 200 rows of 1000: the staged self is copied in groups of 16 rows and the tiles hold whole
+  // groups (Note [Row groups]); 200 is not a multiple of 16, so the last group is short.
+  auto x = Strided({200, 1000}, {1, 200}, 0);
+  TestTensor y({200, 1000}, ACL_FLOAT), dout({200, 1000}, ACL_FLOAT), w({1000}, ACL_FLOAT), out({200, 1000}, ACL_FLOAT);
+  const int32_t before = aclnnCpuGetNumThreads();
+  for (const int32_t threads : {1, 2, 3}) {
+    SCOPED_TRACE(::testing::Message() << "threads " << threads);
+    ASSERT_EQ(aclnnCpuSetNumThreads(threads), ACL_SUCCESS);
+    out.Poison();
+    RunFillAndCheck({&dout, x.get(), &y, &w, nullptr, 1, &out}, 8);
+  }
+  ASSERT_EQ(aclnnCpuSetNumThreads(before), ACL_SUCCESS);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -294,6 +294,46 @@ TEST(LossReduction, MeanAndSumAreWithinOneUlpOfTheExactOnesOfTheLossesNoneReturn
   }
 }
 
+TEST(LossReduction, ATransposedSelfOfManyRowsMatchesTheReferenceForAnyThreadCount) {
+  // [96, 1024] with self the transpose of a [1024, 96] block: the staged self is copied in groups
+  // of 16 rows, and the tiles hold whole groups where one fits (Note [Row groups]); mean and sum
+  // walk self's storage order instead, which makes the target the wide operand, and their tiles
+  // hold whole chunks too. Weights over 2^-60 .. 2^60 make any change of grouping show.
+  TestTensor x({96, 1024}, {1, 96}, 0, 96 * 1024, ACL_FLOAT), y({96, 1024}, ACL_FLOAT), w({96, 1024}, ACL_FLOAT);
+  TestTensor pw({1024}, ACL_FLOAT);
+  FillRandom(x, 40, -8, 8);
+  FillRandom(y, 41, 0, 1);
+  FillRandom(pw, 42, 0.5, 2);
+  std::mt19937_64 rng(43);
+  std::uniform_real_distribution<double> exponent(-60, 60);
+  for (int64_t i = 0; i < w.numel(); ++i) w.Set(i, std::exp2(exponent(rng)));
+  TestTensor out({96, 1024}, ACL_FLOAT);
+  const Call none{&x, &y, &w, &pw, 0, &out};
+  ASSERT_EQ(RunLoss(none), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  EXPECT_EQ(CheckNone(none), 0);
+  const int32_t before = aclnnCpuGetNumThreads();
+  for (const int64_t reduction : {1, 2}) {
+    TestTensor result({}, ACL_FLOAT);
+    const Call call{&x, &y, &w, &pw, reduction, &result};
+    long double exact = ExactSumOfNoneLosses(call);
+    if (reduction == 1) exact /= x.numel();
+    const float rounded = static_cast<float>(exact);
+    std::optional<std::vector<uint8_t>> bits;
+    for (const int32_t threads : {1, 2, 3, 5}) {
+      SCOPED_TRACE(::testing::Message() << "reduction " << reduction << " threads " << threads);
+      ASSERT_EQ(aclnnCpuSetNumThreads(threads), ACL_SUCCESS);
+      result.Poison();
+      ASSERT_EQ(RunLoss(call), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+      const std::vector<uint8_t> got = result.StorageBytes();
+      if (!bits) bits = got;
+      EXPECT_EQ(FirstDifference(got, *bits), -1) << result.Get(0);
+      EXPECT_LE(std::fabs(result.Get(0) - static_cast<double>(rounded)), std::ldexp(1.0, std::ilogb(rounded) - 23))
+          << "got " << result.Get(0) << ", exact " << static_cast<double>(exact);
+    }
+  }
+  ASSERT_EQ(aclnnCpuSetNumThreads(before), ACL_SUCCESS);
+}
+
 TEST(LossReduction, AnInfiniteLossMakesTheMeanAndSumInfiniteInEveryComputeType) {
   // fp64 inputs are summed with compensation, whose correction term once made inf - inf = NaN of
   // an infinite sum (found by fuzz_bce_op: an fp64 self with x = inf, a bf16 target of 0.5).

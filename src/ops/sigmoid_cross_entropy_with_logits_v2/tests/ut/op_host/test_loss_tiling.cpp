@@ -53,6 +53,36 @@ TEST(LossTiling, SumsAlignEveryBlockAndTileToAChunkAndCoverEveryElementOnce) {
   }
 }
 
+TEST(LossTiling, AUnitOfWholeRowGroupsStillAlignsToChunks) {
+  // A platform whose unit was widened to groups of 16 rows (Note [Row groups]): 16 x 96 fp32
+  // elements, 6144 bytes, which no chunk (1024 elements) divides. Blocks and tiles must start on
+  // both: on multiples of their least common multiple, 3072 elements.
+  const OperandTraffic four_inputs[] = {{4, false}, {4, false}, {4, false}, {4, true}};
+  for (const uint64_t cores : {1, 2, 3, 5, 7}) {
+    PlatformInfo platform = DescribeCpuPlatform(CpuCaches{uint64_t{1} << 20, uint64_t{32} << 20}, cores);
+    platform.block_size = 16 * 96 * 4;
+    for (const uint64_t n : {uint64_t{96} * 1024, uint64_t{96} * 1000 + 5}) {
+      SCOPED_TRACE(::testing::Message() << "cores " << cores << " n " << n);
+      const auto tiling = ComputeLossTiling(platform, n, KernelDType::kFloat, ReductionType::kMean, four_inputs);
+      ASSERT_TRUE(tiling.has_value());
+      const ElementwiseTilingData& t = tiling->data;
+      EXPECT_EQ(t.tileDataNum % 3072, 0u);
+      uint64_t next = 0;
+      for (uint64_t b = 0; b < t.blockDim; ++b) {
+        EXPECT_EQ(BlockBegin(t, b) % 3072, 0u) << "block " << b;
+        for (uint64_t k = 0; k < BlockTileNum(t, b); ++k) {
+          const TileRange r = BlockTile(t, b, k);
+          if (r.begin == r.end) continue;
+          EXPECT_EQ(r.begin % 3072, 0u) << "block " << b << " tile " << k;
+          EXPECT_EQ(r.begin, next) << "block " << b << " tile " << k;
+          next = r.end;
+        }
+      }
+      EXPECT_EQ(next, n);
+    }
+  }
+}
+
 TEST(LossTiling, ReductionNoneIsTheSharedElementwiseTiling) {
   const OperandTraffic five[] = {{4, false}, {4, false}, {4, false}, {4, false}, {4, false}};
   const PlatformInfo platform = DescribeCpuPlatform(CpuCaches{uint64_t{1} << 20, uint64_t{32} << 20}, 4);
