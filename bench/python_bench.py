@@ -78,6 +78,11 @@ def _parse_args(argv=None):
     p.add_argument("--no-pin", action="store_true",
                    help="do not restrict the process to --threads CPUs (done by default when it may "
                         "use more, so that JAX/XLA, which has no thread-count option, uses as many)")
+    p.add_argument("--omp-passive", action="store_true",
+                   help="set OMP_WAIT_POLICY=PASSIVE before torch is imported: OpenMP's workers (the "
+                        "kernels torch.compile makes) then sleep after a parallel region instead of "
+                        "spinning for milliseconds on a core the next contender needs, and PyTorch's "
+                        "small parallel regions pay a wake-up each (README, Threads)")
     p.add_argument("--json", metavar="FILE", help="write the results (and the machine's description) here")
     a = p.parse_args(argv)
     a.sizes = [_parse_size(s) for s in (a.sizes or ("1Ki,64Ki" if a.quick else "1Ki,64Ki,1Mi,16Mi")).split(",")
@@ -131,6 +136,8 @@ ARGS = _parse_args() if __name__ == "__main__" else None
 if ARGS is not None:
     PINNED = None if ARGS.no_pin else _pin_cpus(ARGS.threads)
     os.environ["OMP_NUM_THREADS"] = str(ARGS.threads)
+    if ARGS.omp_passive:
+        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
     # XLA's CPU client has no thread-count flag: it sizes its pools from the process's CPU
     # affinity, which _pin_cpus has set (XLA_FLAGS is left as the caller set it).
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -769,6 +776,7 @@ def main():
                                     "the rest; static shapes where that compile fails")))
     if AF is None:
         print(f"NOTE: training-step cases of ours skipped: aclnn_bce.torch cannot be imported ({AF_NOTE})")
+    print(f"OMP_WAIT_POLICY: {os.environ.get('OMP_WAIT_POLICY', 'unset (OpenMP workers spin after a region)')}")
     print(f"load average before: {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
     sys.stdout.flush()
 
