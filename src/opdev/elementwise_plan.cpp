@@ -74,12 +74,10 @@ PlatformInfo AlignTilesToRowGroups(const PlatformInfo& platform, const IterSpace
     wide |= op.access == Access::kStaged && op.memory.strides[inner] >= kWideStride;
   }
   if (!wide) return platform;
-  const uint64_t row = static_cast<uint64_t>(space.sizes[inner]);
-  const uint64_t group_elems = row * static_cast<uint64_t>(kRowBlock);
-  if (group_elems > platform.ub_size / ub_bytes_per_element) return platform;  // a group must fit a tile
   // The new unit: the least common multiple of the old one and a group, in bytes of the kernel
-  // dtype (the tiling counts units of block_size bytes).
-  const uint64_t group_bytes = group_elems * KernelDTypeSize(kernel_dtype);
+  // dtype (the tiling counts units of block_size bytes). It must fit a tile.
+  const uint64_t group_bytes =
+      static_cast<uint64_t>(space.sizes[inner]) * static_cast<uint64_t>(kRowBlock) * KernelDTypeSize(kernel_dtype);
   const uint64_t unit = std::lcm(platform.block_size, group_bytes);
   if (unit / KernelDTypeSize(kernel_dtype) > platform.ub_size / ub_bytes_per_element) return platform;
   PlatformInfo aligned = platform;

@@ -12,8 +12,14 @@ std::optional<ElementwiseTilingResult> ComputeLossTiling(const PlatformInfo& pla
   const ElementwiseTilingProblem problem = MakeElementwiseProblem(total_elems, kernel_dtype, traffic);
   if (reduction == ReductionType::kNone) return ComputeElementwiseTiling(platform, problem);
   PlatformInfo chunked = platform;
-  // Whole chunks, and whole units of the platform's own (a row group's: Note [Row groups]).
-  chunked.block_size = std::lcm(platform.block_size, kSumChunkElems * KernelDTypeSize(kernel_dtype));
+  // Whole chunks, and whole units of the platform's own (a row group's: Note [Row groups]) where
+  // both together fit a tile; whole chunks alone where they do not.
+  const uint64_t chunk_bytes = kSumChunkElems * KernelDTypeSize(kernel_dtype);
+  chunked.block_size = std::lcm(platform.block_size, chunk_bytes);
+  if (problem.ub_bytes_per_element != 0 &&
+      chunked.block_size / KernelDTypeSize(kernel_dtype) > platform.ub_size / problem.ub_bytes_per_element) {
+    chunked.block_size = chunk_bytes;
+  }
   return ComputeElementwiseTiling(chunked, problem);
 }
 

@@ -334,6 +334,24 @@ TEST(LossReduction, ATransposedSelfOfManyRowsMatchesTheReferenceForAnyThreadCoun
   ASSERT_EQ(aclnnCpuSetNumThreads(before), ACL_SUCCESS);
 }
 
+TEST(LossReduction, ATransposedTargetWhoseRowGroupsAndChunksHaveALargeCommonMultiple) {
+  // A transposed target under a row-major self (which mean and sum walk): rows of 1000, so a group
+  // of 16 rows fits a tile, but the least common multiple of a group and a chunk (512000
+  // elements) does not; mean and sum then keep chunk-aligned tiles alone.
+  TestTensor x({64, 1000}, ACL_FLOAT), y({64, 1000}, {1, 64}, 0, 64 * 1000, ACL_FLOAT), out({}, ACL_FLOAT);
+  FillRandom(x, 44, -8, 8);
+  FillRandom(y, 45, 0, 1);
+  for (const int64_t reduction : {1, 2}) {
+    const Call call{&x, &y, nullptr, nullptr, reduction, &out};
+    ASSERT_EQ(RunLoss(call), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    long double exact = ExactSumOfNoneLosses(call);
+    if (reduction == 1) exact /= x.numel();
+    const float rounded = static_cast<float>(exact);
+    EXPECT_LE(std::fabs(out.Get(0) - static_cast<double>(rounded)), std::ldexp(1.0, std::ilogb(rounded) - 23))
+        << "reduction " << reduction << ": got " << out.Get(0) << ", exact " << static_cast<double>(exact);
+  }
+}
+
 TEST(LossReduction, AnInfiniteLossMakesTheMeanAndSumInfiniteInEveryComputeType) {
   // fp64 inputs are summed with compensation, whose correction term once made inf - inf = NaN of
   // an infinite sum (found by fuzz_bce_op: an fp64 self with x = inf, a bf16 target of 0.5).

@@ -83,6 +83,22 @@ TEST(LossTiling, AUnitOfWholeRowGroupsStillAlignsToChunks) {
   }
 }
 
+TEST(LossTiling, AUnitOfRowGroupsThatFitsATileOnlyWithoutChunksGivesWayToChunks) {
+  // Groups of 16 rows of 1000 fp32 (64000 bytes) fit the 512 KiB budget at 16 bytes an element,
+  // but their least common multiple with a chunk (512000 elements) does not: whole chunks alone.
+  const OperandTraffic four_inputs[] = {{4, false}, {4, false}, {4, false}, {4, false}};
+  for (const uint64_t cores : {1, 2, 3}) {
+    PlatformInfo platform = DescribeCpuPlatform(CpuCaches{uint64_t{1} << 20, uint64_t{32} << 20}, cores);
+    platform.block_size = 16 * 1000 * 4;
+    SCOPED_TRACE(::testing::Message() << "cores " << cores);
+    const auto tiling = ComputeLossTiling(platform, 64000, KernelDType::kFloat, ReductionType::kMean, four_inputs);
+    ASSERT_TRUE(tiling.has_value());
+    const ElementwiseTilingData& t = tiling->data;
+    EXPECT_EQ(t.tileDataNum % kSumChunkElems, 0u);
+    for (uint64_t b = 0; b < t.blockDim; ++b) EXPECT_EQ(BlockBegin(t, b) % kSumChunkElems, 0u) << "block " << b;
+  }
+}
+
 TEST(LossTiling, ReductionNoneIsTheSharedElementwiseTiling) {
   const OperandTraffic five[] = {{4, false}, {4, false}, {4, false}, {4, false}, {4, false}};
   const PlatformInfo platform = DescribeCpuPlatform(CpuCaches{uint64_t{1} << 20, uint64_t{32} << 20}, 4);
