@@ -78,11 +78,9 @@ PlatformInfo AlignTilesToRowGroups(const PlatformInfo& platform, const IterSpace
   // dtype (the tiling counts units of block_size bytes). It must fit a tile.
   const uint64_t group_bytes =
       static_cast<uint64_t>(space.sizes[inner]) * static_cast<uint64_t>(kRowBlock) * KernelDTypeSize(kernel_dtype);
-  const uint64_t unit = std::lcm(platform.block_size, group_bytes);
-  if (unit / KernelDTypeSize(kernel_dtype) > platform.ub_size / ub_bytes_per_element) return platform;
   PlatformInfo aligned = platform;
-  aligned.block_size = unit;
-  return aligned;
+  aligned.block_size = std::lcm(platform.block_size, group_bytes);
+  return UnitFitsTile(aligned, kernel_dtype, ub_bytes_per_element) ? aligned : platform;
 }
 
 uint64_t TileBufferBytes(uint64_t tile_elems, KernelDType dtype) {

@@ -34,6 +34,11 @@ namespace {
 uint64_t CeilDiv(uint64_t a, uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 }  // namespace
 
+bool UnitFitsTile(const PlatformInfo& platform, KernelDType kernel_dtype, uint64_t ub_bytes_per_element) {
+  const uint64_t unit_elems = std::max<uint64_t>(platform.block_size / KernelDTypeSize(kernel_dtype), 1);
+  return platform.ub_size / ub_bytes_per_element >= unit_elems;
+}
+
 std::optional<ElementwiseTilingResult> ComputeElementwiseTiling(const PlatformInfo& platform,
                                                                 const ElementwiseTilingProblem& problem) {
   const uint64_t elem_bytes = KernelDTypeSize(problem.kernel_dtype);
@@ -43,7 +48,7 @@ std::optional<ElementwiseTilingResult> ComputeElementwiseTiling(const PlatformIn
   }
   const uint64_t unit_elems = std::max<uint64_t>(platform.block_size / elem_bytes, 1);
   const uint64_t units = CeilDiv(problem.total_elems, unit_elems);
-  if (platform.ub_size / problem.ub_bytes_per_element < unit_elems) return std::nullopt;  // not one unit fits
+  if (!UnitFitsTile(platform, problem.kernel_dtype, problem.ub_bytes_per_element)) return std::nullopt;
 
   // Saturating: total bytes only decides how many cores are worth starting.
   const uint64_t bytes_per_element = std::max<uint64_t>(problem.bytes_per_element, 1);

@@ -59,6 +59,10 @@ struct ElementwiseTilingResult {
   bool run_inline_if_idle = false;
 };
 
+/// Whether one alignment unit of @p platform (block_size bytes of @p kernel_dtype, at least one
+/// element) fits a tile at @p ub_bytes_per_element (> 0): what ComputeElementwiseTiling requires.
+bool UnitFitsTile(const PlatformInfo& platform, KernelDType kernel_dtype, uint64_t ub_bytes_per_element);
+
 /// Splits the problem into blocks and tiles (see Note [Tiling cost model]); nullopt when the
 /// problem or platform is malformed (no elements, zero sizes, not one alignment unit fits).
 std::optional<ElementwiseTilingResult> ComputeElementwiseTiling(const PlatformInfo& platform,

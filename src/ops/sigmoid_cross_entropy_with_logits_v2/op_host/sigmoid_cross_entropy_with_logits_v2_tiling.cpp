@@ -16,8 +16,7 @@ std::optional<ElementwiseTilingResult> ComputeLossTiling(const PlatformInfo& pla
   // both together fit a tile; whole chunks alone where they do not.
   const uint64_t chunk_bytes = kSumChunkElems * KernelDTypeSize(kernel_dtype);
   chunked.block_size = std::lcm(platform.block_size, chunk_bytes);
-  if (problem.ub_bytes_per_element != 0 &&
-      chunked.block_size / KernelDTypeSize(kernel_dtype) > platform.ub_size / problem.ub_bytes_per_element) {
+  if (problem.ub_bytes_per_element != 0 && !UnitFitsTile(chunked, kernel_dtype, problem.ub_bytes_per_element)) {
     chunked.block_size = chunk_bytes;
   }
   return ComputeElementwiseTiling(chunked, problem);
