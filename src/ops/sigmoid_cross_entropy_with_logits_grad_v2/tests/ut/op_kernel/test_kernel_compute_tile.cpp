@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <random>
+#include <string>
 
 #include "kernel_test_util.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
@@ -101,6 +102,37 @@ TEST_P(KernelComputeTile, ResultOfAnElementDoesNotDependOnCountOrPosition) {
         for (size_t i = 0; i < count; ++i) {
           ASSERT_EQ(part.bits[i], full.bits[shift + i])
               << TilingKeyLabel(key) << " element " << shift + i << " at position " << i << " of " << count;
+        }
+      }
+    }
+  }
+}
+
+TEST_P(KernelComputeTile, StagedBlocksGiveTheBitsOfElementsComputedAFewAtATime) {
+  // Whole blocks of the staged passes (Note [Staged passes]: eight groups of four vectors), a
+  // partial block, a single chunk and a tail, against the same elements three at a time: shorter
+  // than any chunk, so through the padded, unstaged group alone. Both gradients: with respect to
+  // self and to the target.
+  constexpr size_t kWindow = 3;
+  const aclnn_cpu::bce_grad::KernelTable& table = ChosenKernelTable();
+  for (uint32_t key = 0; key < kTilingKeyCount; ++key) {
+    const size_t lanes = MaxLanes(key);
+    const size_t n = 2 * 32 * lanes + 3 * 4 * lanes + lanes + 5;
+    const TileInputs in = RandomInputs(key, n, 90 + key);
+    for (const aclnn_cpu::bce_grad::ComputeTileFn fn : {table.compute[key], table.target_compute[key]}) {
+      const std::string label = TilingKeyLabel(key) + (fn == table.compute[key] ? " (self)" : " (target)");
+      const TileRun full = RunTile(fn, key, in.x, in.y, in.dout, in.weight, in.pos_weight, n, 0.5);
+      ASSERT_TRUE(full.guards_intact) << label;
+      for (size_t start = 0; start < n; start += kWindow) {
+        const size_t count = std::min(kWindow, n - start);
+        const auto few = [&](const std::vector<double>& v) {
+          return std::vector<double>(v.begin() + static_cast<ptrdiff_t>(start),
+                                     v.begin() + static_cast<ptrdiff_t>(start + count));
+        };
+        const TileRun part =
+            RunTile(fn, key, few(in.x), few(in.y), few(in.dout), few(in.weight), few(in.pos_weight), count, 0.5);
+        for (size_t i = 0; i < count; ++i) {
+          ASSERT_EQ(part.bits[i], full.bits[start + i]) << label << " element " << start + i;
         }
       }
     }

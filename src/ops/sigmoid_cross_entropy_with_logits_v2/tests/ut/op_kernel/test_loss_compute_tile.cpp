@@ -6,6 +6,7 @@
 // count is written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -108,9 +109,10 @@ TileRun RunTile(uint32_t key, KernelDType dtype, const TileInputs& in, size_t of
   const bool with_gradient = key & 8;
   const size_t loss_size = to_compute ? (dtype == KernelDType::kDouble ? 8 : 4) : size;
   std::vector<uint8_t> loss(count * loss_size + kGuardBytes, kPoison), gradient(count * size + kGuardBytes, kPoison);
-  // Copies of the operands from element offset on, so that the tile starts at a fresh address.
+  // Copies of the tile's operands, so that the tile starts at a fresh address.
   const auto part = [&](const std::vector<uint8_t>& v) {
-    return std::vector<uint8_t>(v.begin() + static_cast<ptrdiff_t>(offset * size), v.end());
+    const auto begin = v.begin() + static_cast<ptrdiff_t>(offset * size);
+    return std::vector<uint8_t>(begin, begin + static_cast<ptrdiff_t>(count * size));
   };
   const std::vector<uint8_t> x = part(in.x), y = part(in.y), w = part(in.weight), pw = part(in.pos_weight);
   LossTileOperands io;
@@ -173,6 +175,34 @@ TEST_P(LossComputeTile, ResultOfAnElementDoesNotDependOnCountOrPosition) {
                   << count;
             }
           }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(LossComputeTile, StagedBlocksGiveTheBitsOfElementsComputedAFewAtATime) {
+  // A tile of whole blocks of the staged passes (Note [Staged passes]), a partial block, a single
+  // chunk and a tail, against the same elements three at a time: shorter than any chunk, so
+  // through the padded, unstaged group alone.
+  constexpr size_t kElements = 2 * 512 + 3 * 64 + 16 + 5;
+  constexpr size_t kWindow = 3;
+  for (const KernelDType dtype : kDTypes) {
+    const size_t size = KernelDTypeSize(dtype);
+    const TileInputs in = RandomInputs(dtype, kElements, 29 + static_cast<uint32_t>(dtype));
+    for (uint32_t variant = 0; variant < 16; ++variant) {
+      const uint32_t key = static_cast<uint32_t>(dtype) * 16 + variant;
+      const size_t loss_size = (key & 1) ? (dtype == KernelDType::kDouble ? 8 : 4) : size;
+      const TileRun full = RunTile(key, dtype, in, 0, kElements);
+      ASSERT_TRUE(full.guards_intact) << KeyLabel(key);
+      for (size_t start = 0; start < kElements; start += kWindow) {
+        const size_t count = std::min(kWindow, kElements - start);
+        const TileRun few = RunTile(key, dtype, in, start, count);
+        ASSERT_EQ(std::memcmp(few.loss.data(), full.loss.data() + start * loss_size, count * loss_size), 0)
+            << KeyLabel(key) << ": loss of elements from " << start;
+        if (!few.gradient.empty()) {
+          ASSERT_EQ(std::memcmp(few.gradient.data(), full.gradient.data() + start * size, count * size), 0)
+              << KeyLabel(key) << ": gradient of elements from " << start;
         }
       }
     }
