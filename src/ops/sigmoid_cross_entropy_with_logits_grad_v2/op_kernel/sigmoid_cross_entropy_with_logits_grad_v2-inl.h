@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
 #include "simd/convert-inl.h"
@@ -312,8 +311,7 @@ struct Kernel {
     size_t i;
     const bool aligned = reinterpret_cast<uintptr_t>(g) % (chunk * sizeof(T)) == 0;
     if (ChunkIo::kCanStreamChunk && io.stream_gradient && aligned) {
-      i = main_loop(std::true_type{});
-      hwy::FlushStream();
+      i = main_loop(std::true_type{});  // unfenced: Note [Streaming stores]
     } else {
       i = main_loop(std::false_type{});
     }

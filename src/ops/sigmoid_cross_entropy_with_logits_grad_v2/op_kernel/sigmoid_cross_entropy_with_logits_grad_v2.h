@@ -22,7 +22,8 @@ struct TileOperands {
   const void* weight = nullptr;
   const void* pos_weight = nullptr;
   void* gradient = nullptr;
-  /// Store full, aligned vectors of the gradient with non-temporal stores (values unchanged).
+  /// Store full, aligned vectors of the gradient with non-temporal stores (values unchanged), left
+  /// unfenced (Note [Streaming stores], elementwise_block.h).
   bool stream_gradient = false;
   /// Every dout element has the value of dout[0] (a broadcast scalar): the kernel reads only
   /// dout[0]. The results are bitwise those of the materialized dout.

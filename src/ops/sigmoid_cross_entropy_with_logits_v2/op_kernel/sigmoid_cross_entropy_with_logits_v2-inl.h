@@ -13,7 +13,6 @@
 #include <cstring>
 #include <type_traits>
 
-#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2-inl.h"  // GradientFromExpN, for the fused call
 #include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
@@ -298,8 +297,7 @@ struct LossKernel {
     };
     size_t i;
     if (ChunkIo::kCanStreamChunk && io.stream_outputs && aligned(o.g) && (TO_COMPUTE || aligned(o.out))) {
-      i = main_loop(std::true_type{});
-      hwy::FlushStream();
+      i = main_loop(std::true_type{});  // unfenced: Note [Streaming stores]
     } else {
       i = main_loop(std::false_type{});
     }

@@ -68,7 +68,7 @@ struct LossTileOperands {
   void* gradient = nullptr;
   double scale = 1;             ///< the gradient's 1/N for mean (rounded to the compute type), else 1
   /// Store full, aligned vectors of the loss (reduction none) and the gradient with non-temporal
-  /// stores (values unchanged).
+  /// stores (values unchanged), left unfenced (Note [Streaming stores], elementwise_block.h).
   bool stream_outputs = false;
 };
 /// Computes @p count elements (any count >= 0); each result depends only on its element's inputs.
