@@ -162,9 +162,10 @@ template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool OF_TARGET>
 struct Kernel {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
   /// Groups per block of the staged passes, and a block's lanes at most (Note [Staged passes]).
-  /// Eight: from memory as fast as two or better (one thread, fp32 16 Mi: 6.4-6.5 ms, two groups
-  /// 6.7-7.1, unstaged 6.9-7.5), in L1 as fast (AMD Zen 5).
-  static constexpr size_t kBlockGroups = 8;
+  /// Two, as the loss's. Eight were as fast in L1 and on a contiguous launch, but the staged
+  /// transposed self (tiles of gathered row groups) took 323-397 us at 1 Mi with eight against
+  /// 265-324 with two (fp32, 2 threads, AMD Zen 5); the other cases moved by under 5% either way.
+  static constexpr size_t kBlockGroups = 2;
   static constexpr size_t kBlockLanes = kBlockGroups * std::max(kInterleave, StorageChunk<T, hn::ScalableTag<C>>::kVectors) *
                                         (HWY_MAX_BYTES / sizeof(C));
 

@@ -198,10 +198,10 @@ struct LossKernel {
     }
   }
 
-  /// Groups per block of the staged passes (Note [Staged passes]). Two, where the backward takes
-  /// eight: from memory, blocks of eight groups made the fused fp32 kernel 40% slower (one
-  /// thread, 16 Mi elements: 13 ms against 9 for the unstaged loop; two groups 8.7-9.0 ms), while
-  /// in L1 two groups are as fast as eight (AMD Zen 5).
+  /// Groups per block of the staged passes (Note [Staged passes]). Two: from memory, blocks of
+  /// eight groups made the fused fp32 kernel 40% slower (one thread, 16 Mi elements: 13 ms against
+  /// 9 for the unstaged loop; two groups 8.7-9.0 ms), while in L1 two are as fast as eight (AMD
+  /// Zen 5).
   static constexpr size_t kBlockGroups = 2;
 
   /// Computes GROUPS groups (at most kBlockGroups) from element i in three passes over the block

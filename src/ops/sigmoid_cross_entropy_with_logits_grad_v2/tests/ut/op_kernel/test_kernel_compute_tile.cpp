@@ -109,7 +109,7 @@ TEST_P(KernelComputeTile, ResultOfAnElementDoesNotDependOnCountOrPosition) {
 }
 
 TEST_P(KernelComputeTile, StagedBlocksGiveTheBitsOfElementsComputedAFewAtATime) {
-  // Whole blocks of the staged passes (Note [Staged passes]: eight groups of four vectors), a
+  // Whole blocks of the staged passes (Note [Staged passes]: two groups of four vectors), a
   // partial block, a single chunk and a tail, against the same elements three at a time: shorter
   // than any chunk, so through the padded, unstaged group alone. Both gradients: with respect to
   // self and to the target.
