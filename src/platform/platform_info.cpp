@@ -93,14 +93,24 @@ void PinCpuCachesForTesting(const CpuCaches& caches) {
   g_pinned_llc.store(caches.llc_bytes, std::memory_order_relaxed);
 }
 
-PlatformInfo CpuPlatform(uint64_t core_num) {
+// Note [Blocks per thread]
+// With more than one thread, a launch is cut into kCpuBlocksPerThread blocks per thread (each
+// still at least min_bytes_per_core of traffic), which the pool hands out one at a time. With one
+// block per thread, a worker that shares its core with another process's or pool's thread (the
+// OpenMP workers PyTorch leaves spinning for milliseconds) runs at half speed and the launch takes
+// as long as on one thread: the caller cannot take over a block the worker has started. With
+// four, the caller takes the blocks the slow worker does not reach. Results do not depend on the
+// block count (Note [Deterministic reduction]).
+
+PlatformInfo CpuPlatform(uint64_t threads) {
+  const uint64_t blocks = threads > 1 ? threads * kCpuBlocksPerThread : 1;
   // See Note [Describing a CPU versus probing the host].
   const uint64_t pinned_l2 = g_pinned_l2.load(std::memory_order_relaxed);
   if (pinned_l2 != 0) {
-    return DescribeCpuPlatform(CpuCaches{pinned_l2, g_pinned_llc.load(std::memory_order_relaxed)}, core_num);
+    return DescribeCpuPlatform(CpuCaches{pinned_l2, g_pinned_llc.load(std::memory_order_relaxed)}, blocks);
   }
   static const CpuCaches host_caches = ProbeCpuCaches();
-  return DescribeCpuPlatform(host_caches, core_num);
+  return DescribeCpuPlatform(host_caches, blocks);
 }
 
 PlatformInfo AtlasA2Platform() {

@@ -38,9 +38,12 @@ struct CpuCaches {
 /// 64-byte (cache line) blocks so that no two blocks write the same line, and a per-core start
 /// cost measured on the worker pool. Reads nothing of the host.
 PlatformInfo DescribeCpuPlatform(const CpuCaches& caches, uint64_t core_num);
-/// This machine with @p core_num threads: DescribeCpuPlatform(ProbeCpuCaches(), core_num), with
-/// the caches probed once per process (or the caches pinned by PinCpuCachesForTesting).
-PlatformInfo CpuPlatform(uint64_t core_num);
+/// Blocks of a launch per thread of the worker pool, when it has several (Note [Blocks per thread]).
+inline constexpr uint64_t kCpuBlocksPerThread = 4;
+/// This machine with @p threads threads of the worker pool: DescribeCpuPlatform(ProbeCpuCaches(),
+/// blocks), with kCpuBlocksPerThread blocks per thread when there are several (Note [Blocks per thread]) and the
+/// caches probed once per process (or the caches pinned by PinCpuCachesForTesting).
+PlatformInfo CpuPlatform(uint64_t threads);
 /// Makes CpuPlatform describe a CPU with @p caches instead of this machine's ({0, 0}: this
 /// machine again). For test programs, before their first launch; internal, not exported.
 void PinCpuCachesForTesting(const CpuCaches& caches);

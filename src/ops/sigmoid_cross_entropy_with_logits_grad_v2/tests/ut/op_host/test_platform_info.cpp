@@ -78,10 +78,12 @@ TEST(ProbeCpuCaches, ReadsAPlausibleLastLevelCacheSize) {
 TEST(CpuPlatform, DescribesTheProbedCaches) {
   const CpuCaches host = ProbeCpuCaches();
   for (uint64_t cores : {0, 1, 3, 64}) {
+    // Several threads: kCpuBlocksPerThread blocks each (Note [Blocks per thread]).
+    const uint64_t blocks = cores > 1 ? cores * aclnn_cpu::kCpuBlocksPerThread : 1;
     const PlatformInfo probed = CpuPlatform(cores);
-    const PlatformInfo described = DescribeCpuPlatform(host, cores);
+    const PlatformInfo described = DescribeCpuPlatform(host, blocks);
     EXPECT_EQ(probed.name, described.name) << cores;
-    EXPECT_EQ(probed.core_num, described.core_num) << cores;
+    EXPECT_EQ(probed.core_num, blocks) << cores;
     EXPECT_EQ(probed.ub_size, described.ub_size) << cores;
     EXPECT_EQ(probed.block_size, described.block_size) << cores;
     EXPECT_EQ(probed.min_bytes_per_core, described.min_bytes_per_core) << cores;
