@@ -17,6 +17,7 @@
 #include "simd/convert-inl.h"
 #include "simd/exp-inl.h"
 #include "simd/log1p-inl.h"
+#include "simd/staged-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu {
@@ -31,6 +32,8 @@ using ::aclnn_cpu::HWY_NAMESPACE::kInterleave;
 using ::aclnn_cpu::HWY_NAMESPACE::kCanStream;
 using ::aclnn_cpu::HWY_NAMESPACE::LoadWide;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
+using ::aclnn_cpu::HWY_NAMESPACE::StageLog1p;
+using ::aclnn_cpu::HWY_NAMESPACE::StageXAndExp;
 using ::aclnn_cpu::HWY_NAMESPACE::StorageChunk;
 using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 
@@ -243,32 +246,13 @@ struct Kernel {
     // element i: x in the compute type and e = exp(-|x|); for the target's gradient with
     // pos_weight, log1p(e) in place of e; then the gradient, one chunk at a time (its operands
     // stay in registers). Each value goes through the operations of `group`: the same bits.
-    constexpr size_t K = kChunksPerIteration * kVectors;  // vectors per group
     constexpr bool kStaged = !OF_TARGET || HAS_POS_WEIGHT;  // only these take an exp
     const auto block = [&](size_t i, size_t groups, auto stream_tag) HWY_ATTR {
       HWY_ALIGN C xs[kBlockLanes];
       HWY_ALIGN C es[kBlockLanes];
       const size_t lanes = hn::Lanes(d);
-      for (size_t gr = 0; gr < groups; ++gr) {
-        V vx[K], minus_abs_x[K], e[K];
-        for (size_t c = 0; c < kChunksPerIteration; ++c) {
-          ChunkIo::Load(d, x + i + (gr * kChunksPerIteration + c) * chunk, vx + c * kVectors);
-        }
-        for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(vx[k], hn::SignBit(d));
-        ExpNonPositiveN<K>(d, minus_abs_x, e);
-        for (size_t k = 0; k < K; ++k) {
-          hn::Store(vx[k], d, xs + (gr * K + k) * lanes);
-          hn::Store(e[k], d, es + (gr * K + k) * lanes);
-        }
-      }
-      if constexpr (OF_TARGET) {
-        for (size_t gr = 0; gr < groups; ++gr) {
-          V e[K], tail[K];
-          for (size_t k = 0; k < K; ++k) e[k] = hn::Load(d, es + (gr * K + k) * lanes);
-          Log1pUnitN<K>(d, e, tail);
-          for (size_t k = 0; k < K; ++k) hn::Store(tail[k], d, es + (gr * K + k) * lanes);
-        }
-      }
+      StageXAndExp<T, kChunksPerIteration>(d, x + i, groups, chunk, xs, es);
+      if constexpr (OF_TARGET) StageLog1p<kChunksPerIteration * kVectors>(d, es, groups, es);
       for (size_t c = 0; c < groups * kChunksPerIteration; ++c) {  // one chunk at a time
         const size_t at_chunk = i + c * chunk;
         V vx[kVectors], ve[kVectors], vy[kVectors], vd[kVectors], vw[kVectors], vpw[kVectors], out[kVectors];

@@ -19,6 +19,7 @@
 #include "simd/convert-inl.h"
 #include "simd/exp-inl.h"
 #include "simd/log1p-inl.h"
+#include "simd/staged-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu {
@@ -31,6 +32,8 @@ using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
 using ::aclnn_cpu::HWY_NAMESPACE::kInterleave;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
 using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPairFromExp;
+using ::aclnn_cpu::HWY_NAMESPACE::StageLog1p;
+using ::aclnn_cpu::HWY_NAMESPACE::StageXAndExp;
 using ::aclnn_cpu::HWY_NAMESPACE::StorageChunk;
 
 // ---------------------------------------------------------------------------------------------
@@ -216,26 +219,8 @@ struct LossKernel {
     HWY_ALIGN C es[kBlockGroups * K * kMaxLanes];
     HWY_ALIGN C tails[kBlockGroups * K * kMaxLanes];
     const size_t lanes = hn::Lanes(d);
-    const size_t group_elements = kGroupChunks * chunk;
-    for (size_t g = 0; g < groups; ++g) {
-      V vx[K], minus_abs_x[K], e[K];
-      for (size_t c = 0; c < kGroupChunks; ++c) {
-        const size_t at = i + g * group_elements + c * chunk;
-        ChunkIo::Load(d, o.x + at, vx + c * kVectors);
-      }
-      for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(vx[k], hn::SignBit(d));
-      ExpNonPositiveN<K>(d, minus_abs_x, e);
-      for (size_t k = 0; k < K; ++k) {
-        hn::Store(vx[k], d, xs + (g * K + k) * lanes);
-        hn::Store(e[k], d, es + (g * K + k) * lanes);
-      }
-    }
-    for (size_t g = 0; g < groups; ++g) {
-      V e[K], tail[K];
-      for (size_t k = 0; k < K; ++k) e[k] = hn::Load(d, es + (g * K + k) * lanes);
-      Log1pUnitN<K>(d, e, tail);
-      for (size_t k = 0; k < K; ++k) hn::Store(tail[k], d, tails + (g * K + k) * lanes);
-    }
+    StageXAndExp<T, kGroupChunks>(d, o.x + i, groups, chunk, xs, es);
+    StageLog1p<K>(d, es, groups, tails);
     // The last pass has no long chain: one chunk at a time keeps its many operands in registers.
     for (size_t c = 0; c < groups * kGroupChunks; ++c) {
       const size_t at = i + c * chunk;

@@ -1,0 +1,71 @@
+// The first two passes of Note [Staged passes] (src/simd/exp-inl.h), which the loss and the
+// gradient kernels share: x widened to the compute type with e = exp(-|x|), and log1p(e).
+// Per-SIMD-target code: include it from a file compiled through hwy/foreach_target.h.
+
+// Per-target include guard (the Highway idiom).
+#if defined(ACLNN_CPU_SIMD_STAGED_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ACLNN_CPU_SIMD_STAGED_INL_H_
+#undef ACLNN_CPU_SIMD_STAGED_INL_H_
+#else
+#define ACLNN_CPU_SIMD_STAGED_INL_H_
+#endif
+
+#include <cstddef>
+
+#include "hwy/highway.h"
+#include "simd/convert-inl.h"
+#include "simd/exp-inl.h"
+#include "simd/log1p-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+/// The vectors of one staged group: GROUP_CHUNKS storage chunks of T.
+template <class T, size_t GROUP_CHUNKS, class D>
+constexpr size_t kStagedGroupVectors = GROUP_CHUNKS * StorageChunk<T, D>::kVectors;
+
+/// Pass one: @p groups groups of GROUP_CHUNKS chunks of x (@p chunk elements each) from @p x,
+/// widened into @p xs, and e = ExpNonPositive(-|x|) into @p es. Vector k of group g lands at
+/// (g * kStagedGroupVectors + k) * Lanes(d) in both, so vector v of the block is at v * Lanes(d).
+/// The group's vectors go through ExpNonPositiveN together (Note [Interleaved vectors]).
+template <class T, size_t GROUP_CHUNKS, class D, class C = hn::TFromD<D>>
+HWY_INLINE void StageXAndExp(D d, const T* x, size_t groups, size_t chunk, C* xs, C* es) {
+  using ChunkIo = StorageChunk<T, D>;
+  constexpr size_t K = kStagedGroupVectors<T, GROUP_CHUNKS, D>;
+  using V = hn::Vec<D>;
+  const size_t lanes = hn::Lanes(d);
+  for (size_t g = 0; g < groups; ++g) {
+    V vx[K], minus_abs_x[K], e[K];
+    for (size_t c = 0; c < GROUP_CHUNKS; ++c) {
+      ChunkIo::Load(d, x + (g * GROUP_CHUNKS + c) * chunk, vx + c * ChunkIo::kVectors);
+    }
+    for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(vx[k], hn::SignBit(d));
+    ExpNonPositiveN<K>(d, minus_abs_x, e);
+    for (size_t k = 0; k < K; ++k) {
+      hn::Store(vx[k], d, xs + (g * K + k) * lanes);
+      hn::Store(e[k], d, es + (g * K + k) * lanes);
+    }
+  }
+}
+
+/// Pass two: log1p of @p groups groups of K vectors from @p in into @p out (which may be @p in),
+/// K vectors through Log1pUnitN together.
+template <size_t K, class D, class C = hn::TFromD<D>>
+HWY_INLINE void StageLog1p(D d, const C* in, size_t groups, C* out) {
+  using V = hn::Vec<D>;
+  const size_t lanes = hn::Lanes(d);
+  for (size_t g = 0; g < groups; ++g) {
+    V u[K], result[K];
+    for (size_t k = 0; k < K; ++k) u[k] = hn::Load(d, in + (g * K + k) * lanes);
+    Log1pUnitN<K>(d, u, result);
+    for (size_t k = 0; k < K; ++k) hn::Store(result[k], d, out + (g * K + k) * lanes);
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace aclnn_cpu
+HWY_AFTER_NAMESPACE();
+
+#endif  // ACLNN_CPU_SIMD_STAGED_INL_H_
