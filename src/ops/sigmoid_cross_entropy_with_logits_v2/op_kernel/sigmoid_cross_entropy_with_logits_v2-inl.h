@@ -123,17 +123,65 @@ HWY_INLINE V LossVector(D d, V x, V y, V weight, V pos_weight) {
   return loss;
 }
 
-// The fused loss and gradient of K vectors: one exp(-|x|) feeds both the loss (LossFromExpN) and
-// the backward's gradient (GradientFromExpN), so the loss is bitwise LossVector's and the
-// gradient bitwise the backward's GradientVectorN's.
+// The fused loss and gradient of K vectors from e = exp(-|x|) and tail = log1p(e): the loss
+// bitwise LossFromTailN's and the gradient bitwise the backward's GradientFromExpN's, with fewer
+// operations than the two side by side. The gradient's sign split already picks, per lane, the
+// factor that multiplies e (times_e: lw for x >= 0, 1 - y for x < 0) and the one that stands
+// alone (alone: the other); the loss's two softplus are |x| + tail and tail, in the same split:
+//   loss = alone * (|x| + tail) + times_e * tail
+// which is LossFromTailN's lw * softplus(-x) + (1 - y) * softplus(x) term for term (max(x, 0) +
+// tail is |x| + tail for x >= 0 and tail, bitwise, for x < 0, -0 included; the sum's two terms
+// swap places, which changes no bit). Where the loss is exceptional (LossFromTailN's test, which
+// every NaN x meets), both results are recomputed the checked way, so the gradient needs no NaN
+// select of its own on the common path.
+template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE void LossAndGradientFromTailN(D d, const V* x, const V* y, const V* weight, const V* pos_weight,
+                                         const V* dout, V scale, const V* e, const V* tail, V* loss, V* gradient) {
+  const V one = hn::Set(d, 1);
+  const hn::RebindToSigned<D> di;  // the sign bit as a mask, as in GradientFromExpN
+  V num[K], den[K];
+  for (size_t k = 0; k < K; ++k) {
+    const V one_minus_y = hn::Sub(one, y[k]);
+    const V lw = HAS_POS_WEIGHT ? hn::Mul(pos_weight[k], y[k]) : y[k];
+    const auto negative = hn::RebindMask(d, hn::Lt(hn::BitCast(di, x[k]), hn::Zero(di)));
+    const V times_e = hn::IfThenElse(negative, one_minus_y, lw);
+    const V alone = hn::IfThenElse(negative, lw, one_minus_y);
+    const V product = hn::Mul(times_e, e[k]);
+    num[k] = hn::IfThenElse(negative, hn::Sub(product, alone), hn::Sub(alone, product));
+    den[k] = hn::Add(one, e[k]);
+    loss[k] = hn::Add(hn::Mul(alone, hn::Add(hn::Abs(x[k]), tail[k])), hn::Mul(times_e, tail[k]));
+    if constexpr (HAS_WEIGHT) loss[k] = hn::Mul(loss[k], weight[k]);
+  }
+  for (size_t k = 0; k < K; ++k) gradient[k] = hn::Mul(hn::Div(num[k], den[k]), dout[k]);
+  for (size_t k = 0; k < K; ++k) {
+    if constexpr (HAS_WEIGHT) gradient[k] = hn::Mul(gradient[k], weight[k]);
+    gradient[k] = hn::Mul(gradient[k], scale);
+  }
+  using Mask = decltype(hn::IsNaN(one));
+  Mask exceptional[K];
+  for (size_t k = 0; k < K; ++k) exceptional[k] = hn::IsNaN(hn::Add(loss[k], x[k]));
+  Mask any = exceptional[0];
+  for (size_t k = 1; k < K; ++k) any = hn::Or(any, exceptional[k]);
+  if (HWY_LIKELY(hn::AllFalse(d, any))) return;
+  V checked_loss[K], checked_gradient[K];
+  LossFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, e, tail, checked_loss);
+  GradientFromExpN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, e, y, dout, weight, pos_weight, scale, checked_gradient);
+  for (size_t k = 0; k < K; ++k) {
+    loss[k] = hn::IfThenElse(exceptional[k], checked_loss[k], loss[k]);
+    gradient[k] = hn::IfThenElse(exceptional[k], checked_gradient[k], gradient[k]);
+  }
+}
+
+// LossAndGradientVectorN: the same from x (the unstaged group).
 template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
 HWY_INLINE void LossAndGradientVectorN(D d, const V* x, const V* y, const V* weight, const V* pos_weight,
                                        const V* dout, V scale, V* loss, V* gradient) {
-  V minus_abs_x[K], e[K];
+  V minus_abs_x[K], e[K], tail[K];
   for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(x[k], hn::SignBit(d));
   ExpNonPositiveN<K>(d, minus_abs_x, e);
-  GradientFromExpN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, e, y, dout, weight, pos_weight, scale, gradient);
-  LossFromExpN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, e, loss);
+  Log1pUnitN<K>(d, e, tail);
+  LossAndGradientFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, dout, scale, e, tail, loss,
+                                                          gradient);
 }
 
 /// LossKernel<T, HAS_WEIGHT, HAS_POS_WEIGHT, TO_COMPUTE, WITH_GRADIENT>: the Compute stage on one
@@ -236,10 +284,12 @@ struct LossKernel {
       if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, o.pw + at, vpw);
       ChunkIo::Load(d, o.y + at, vy);
       if constexpr (WITH_GRADIENT) {
-        GradientFromExpN<kVectors, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, e, vy, o.dout, vw, vpw, o.scale, gradient);
+        LossAndGradientFromTailN<kVectors, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, o.dout, o.scale, e, tail,
+                                                                       loss, gradient);
         ChunkIo::template Store<kStream>(d, gradient, o.g + at);
+      } else {
+        LossFromTailN<kVectors, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, e, tail, loss);
       }
-      LossFromTailN<kVectors, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, e, tail, loss);
       if constexpr (TO_COMPUTE) {
         ChunkIo::StoreCompute(d, loss, o.out + at);
       } else {
