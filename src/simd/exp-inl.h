@@ -47,8 +47,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // for the chunks left over after the last block), so the same bits. Measured on AMD Zen 5 (one
 // thread, data in L1, ns per 16 lanes, fp32 with weight and pos_weight): the forward 5.0 -> 4.3,
 // the fused 5.8 -> 5.2, the backward 2.9 -> 2.6, the target's gradient 5.2 -> 4.0; bf16 forward
-// 6.3 -> 4.7, fused 7.1 -> 6.2. From memory the block's size matters: two groups (the kernels'
-// kBlockGroups); eight made the fused kernel 40% slower from memory.
+// 6.3 -> 4.7, fused 7.1 -> 6.2. From memory the block's size matters: two groups
+// (kStagedBlockGroups, src/simd/staged-inl.h); eight made the fused kernel 40% slower from memory.
 // ---------------------------------------------------------------------------------------------
 
 /// How many vectors the kernels interleave (Note [Interleaved vectors]); 4 was best on every

@@ -22,9 +22,28 @@ namespace aclnn_cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+/// Groups per block of the staged passes. Two: from memory, blocks of eight groups made the
+/// fused fp32 loss kernel 40% slower (one thread, 16 Mi elements: 13 ms against 9 for the
+/// unstaged loop; two groups 8.7-9.0 ms), and the backward's staged transposed self (tiles of
+/// gathered row groups) took 323-397 us at 1 Mi with eight against 265-324 with two (fp32, 2
+/// threads). In L1 two are as fast as eight for the loss; the backward with a uniform dout and the
+/// bf16 backward are about 7% slower (AMD Zen 5).
+constexpr size_t kStagedBlockGroups = 2;
+
+/// The chunks of one staged group of storage type T: kInterleave vectors (at least one chunk).
+template <class T, class D>
+constexpr size_t kStagedGroupChunks =
+    kInterleave > StorageChunk<T, D>::kVectors ? kInterleave / StorageChunk<T, D>::kVectors : 1;
+
 /// The vectors of one staged group: GROUP_CHUNKS storage chunks of T.
 template <class T, size_t GROUP_CHUNKS, class D>
 constexpr size_t kStagedGroupVectors = GROUP_CHUNKS * StorageChunk<T, D>::kVectors;
+
+/// The lanes a staged block's buffer holds at most: kStagedBlockGroups groups of kStagedGroupChunks
+/// chunks, in the widest vectors of the target (Lanes(d) is not a constant on every target).
+template <class T, class D>
+constexpr size_t kStagedBlockLanes = kStagedBlockGroups * kStagedGroupVectors<T, kStagedGroupChunks<T, D>, D> *
+                                     (HWY_MAX_BYTES / sizeof(hn::TFromD<D>));
 
 /// Pass one: @p groups groups of GROUP_CHUNKS chunks of x (@p chunk elements each) from @p x,
 /// widened into @p xs, and e = ExpNonPositive(-|x|) into @p es. Vector k of group g lands at

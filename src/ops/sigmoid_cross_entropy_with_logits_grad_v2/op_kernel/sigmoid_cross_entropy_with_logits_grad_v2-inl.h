@@ -32,6 +32,9 @@ using ::aclnn_cpu::HWY_NAMESPACE::kInterleave;
 using ::aclnn_cpu::HWY_NAMESPACE::kCanStream;
 using ::aclnn_cpu::HWY_NAMESPACE::LoadWide;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
+using ::aclnn_cpu::HWY_NAMESPACE::kStagedBlockGroups;
+using ::aclnn_cpu::HWY_NAMESPACE::kStagedBlockLanes;
+using ::aclnn_cpu::HWY_NAMESPACE::kStagedGroupChunks;
 using ::aclnn_cpu::HWY_NAMESPACE::StageLog1p;
 using ::aclnn_cpu::HWY_NAMESPACE::StageXAndExp;
 using ::aclnn_cpu::HWY_NAMESPACE::StorageChunk;
@@ -164,13 +167,9 @@ HWY_INLINE void GradientVectorN(D d, const V* x, const V* y, const V* dout, cons
 template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool OF_TARGET>
 struct Kernel {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  /// Groups per block of the staged passes, and a block's lanes at most (Note [Staged passes]).
-  /// Two, as the loss's. Eight were as fast in L1 and on a contiguous launch, but the staged
-  /// transposed self (tiles of gathered row groups) took 323-397 us at 1 Mi with eight against
-  /// 265-324 with two (fp32, 2 threads, AMD Zen 5); the other cases moved by under 5% either way.
-  static constexpr size_t kBlockGroups = 2;
-  static constexpr size_t kBlockLanes = kBlockGroups * std::max(kInterleave, StorageChunk<T, hn::ScalableTag<C>>::kVectors) *
-                                        (HWY_MAX_BYTES / sizeof(C));
+  /// A staged block's buffer lanes (Note [Staged passes]); a struct constant, since GCC 12 fails
+  /// on arrays sized by the enclosing function's constants inside its generic lambdas.
+  static constexpr size_t kBlockLanes = kStagedBlockLanes<T, hn::ScalableTag<C>>;
 
   static void Compute(const TileOperands& io, size_t count, double scale) {
     if (io.dout_uniform) {
@@ -237,12 +236,12 @@ struct Kernel {
       }
     };
     using OneChunk = std::integral_constant<size_t, 1>;
-    constexpr size_t kChunksPerIteration = kInterleave > kVectors ? kInterleave / kVectors : 1;
+    constexpr size_t kChunksPerIteration = kStagedGroupChunks<T, decltype(d)>;
     const auto at = [&](size_t i, auto stream_tag, auto chunks_tag) __attribute__((always_inline)) HWY_ATTR {
       group(x + i, OF_TARGET ? nullptr : y + i, UNIFORM_DOUT ? nullptr : dout + i, HAS_WEIGHT ? w + i : nullptr,
             HAS_POS_WEIGHT ? pw + i : nullptr, g + i, stream_tag, chunks_tag);
     };
-    // The staged passes (Note [Staged passes]) over a block of up to kBlockGroups groups from
+    // The staged passes (Note [Staged passes]) over a block of up to kStagedBlockGroups groups from
     // element i: x in the compute type and e = exp(-|x|); for the target's gradient with
     // pos_weight, log1p(e) in place of e; then the gradient, one chunk at a time (its operands
     // stay in registers). Each value goes through the operations of `group`: the same bits.
@@ -282,7 +281,7 @@ struct Kernel {
       const size_t group_elements = kChunksPerIteration * chunk;
       if constexpr (kStaged) {
         while (k + group_elements <= count) {
-          const size_t groups = std::min(kBlockGroups, (count - k) / group_elements);
+          const size_t groups = std::min(kStagedBlockGroups, (count - k) / group_elements);
           block(k, groups, stream_tag);
           k += groups * group_elements;
         }

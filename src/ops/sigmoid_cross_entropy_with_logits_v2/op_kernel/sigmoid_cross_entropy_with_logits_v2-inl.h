@@ -32,6 +32,9 @@ using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
 using ::aclnn_cpu::HWY_NAMESPACE::kInterleave;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
 using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPairFromExp;
+using ::aclnn_cpu::HWY_NAMESPACE::kStagedBlockGroups;
+using ::aclnn_cpu::HWY_NAMESPACE::kStagedBlockLanes;
+using ::aclnn_cpu::HWY_NAMESPACE::kStagedGroupChunks;
 using ::aclnn_cpu::HWY_NAMESPACE::StageLog1p;
 using ::aclnn_cpu::HWY_NAMESPACE::StageXAndExp;
 using ::aclnn_cpu::HWY_NAMESPACE::StorageChunk;
@@ -201,8 +204,8 @@ struct LossKernel {
   static constexpr size_t kInputs = 4;  // predict, target, weight, pos_weight
   static constexpr size_t kVectors = ChunkIo::kVectors;
   static constexpr size_t kMaxChunk = HWY_MAX_BYTES / sizeof(C) * kVectors;
-  /// Chunks per step of the main loop: kInterleave vectors (at least one chunk).
-  static constexpr size_t kGroupChunks = kInterleave > kVectors ? kInterleave / kVectors : 1;
+  /// Chunks per group of the staged passes: kInterleave vectors (at least one chunk).
+  static constexpr size_t kGroupChunks = kStagedGroupChunks<T, D>;
 
   /// The tile's operands, typed, and the values every chunk shares.
   struct Operands {
@@ -216,56 +219,40 @@ struct LossKernel {
     V scale;
   };
 
-  /// Computes CHUNKS chunks from element i of the operands on (or of the tile's tail buffers).
-  /// Forced inline, as the backward's chunk (out of line, the vectors go through memory).
-  template <size_t CHUNKS, bool kStream>
-  static HWY_INLINE void Group(D d, const Operands& o, size_t i, size_t chunk) {
-    constexpr size_t K = CHUNKS * kVectors;
-    V vx[K], vy[K], vw[K], vpw[K], vdout[K], loss[K], gradient[K];
-    for (size_t c = 0; c < CHUNKS; ++c) {
-      const size_t at = i + c * chunk;
-      V* const w_at = vw + c * kVectors;
-      V* const pw_at = vpw + c * kVectors;
-      for (size_t v = 0; v < kVectors; ++v) w_at[v] = pw_at[v] = hn::Zero(d);
-      if constexpr (HAS_WEIGHT) ChunkIo::Load(d, o.w + at, w_at);
-      if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, o.pw + at, pw_at);
-      ChunkIo::Load(d, o.x + at, vx + c * kVectors);
-      ChunkIo::Load(d, o.y + at, vy + c * kVectors);
-      for (size_t v = 0; v < kVectors; ++v) vdout[c * kVectors + v] = o.dout[v];
-    }
+  /// Computes one chunk from element i of the operands (or of the tile's tail buffers) with the
+  /// operations the staged Block gives each value: the chunks after the last whole group, and the
+  /// padded tail. Forced inline, as the backward's chunk (out of line, the vectors go through memory).
+  template <bool kStream>
+  static HWY_INLINE void Chunk(D d, const Operands& o, size_t i) {
+    V vx[kVectors], vy[kVectors], vw[kVectors], vpw[kVectors], loss[kVectors], gradient[kVectors];
+    for (size_t v = 0; v < kVectors; ++v) vw[v] = vpw[v] = hn::Zero(d);
+    if constexpr (HAS_WEIGHT) ChunkIo::Load(d, o.w + i, vw);
+    if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, o.pw + i, vpw);
+    ChunkIo::Load(d, o.x + i, vx);
+    ChunkIo::Load(d, o.y + i, vy);
     if constexpr (WITH_GRADIENT) {
-      LossAndGradientVectorN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, vdout, o.scale, loss, gradient);
+      LossAndGradientVectorN<kVectors, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, o.dout, o.scale, loss, gradient);
+      ChunkIo::template Store<kStream>(d, gradient, o.g + i);
     } else {
-      LossVectorN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, loss);
+      LossVectorN<kVectors, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, loss);
     }
-    for (size_t c = 0; c < CHUNKS; ++c) {
-      const size_t at = i + c * chunk;
-      if constexpr (WITH_GRADIENT) ChunkIo::template Store<kStream>(d, gradient + c * kVectors, o.g + at);
-      if constexpr (TO_COMPUTE) {
-        ChunkIo::StoreCompute(d, loss + c * kVectors, o.out + at);
-      } else {
-        ChunkIo::template Store<kStream>(d, loss + c * kVectors, o.out + at);
-      }
+    if constexpr (TO_COMPUTE) {
+      ChunkIo::StoreCompute(d, loss, o.out + i);
+    } else {
+      ChunkIo::template Store<kStream>(d, loss, o.out + i);
     }
   }
 
-  /// Groups per block of the staged passes (Note [Staged passes]). Two: from memory, blocks of
-  /// eight groups made the fused fp32 kernel 40% slower (one thread, 16 Mi elements: 13 ms against
-  /// 9 for the unstaged loop; two groups 8.7-9.0 ms), while in L1 two are as fast as eight (AMD
-  /// Zen 5).
-  static constexpr size_t kBlockGroups = 2;
-
-  /// Computes GROUPS groups (at most kBlockGroups) from element i in three passes over the block
-  /// (Note [Staged passes]): x in the compute type and e = exp(-|x|), then log1p(e), then the
-  /// loss and the gradient one chunk at a time. Each value goes through the operations of Group,
-  /// so the same bits.
+  /// Computes @p groups groups (at most kStagedBlockGroups) from element i in three passes over
+  /// the block (Note [Staged passes]): x in the compute type and e = exp(-|x|), then log1p(e),
+  /// then the loss and the gradient one chunk at a time. Each value goes through the operations of
+  /// Chunk, so the same bits.
   template <bool kStream>
   static HWY_INLINE void Block(D d, const Operands& o, size_t i, size_t groups, size_t chunk) {
     constexpr size_t K = kGroupChunks * kVectors;
-    constexpr size_t kMaxLanes = HWY_MAX_BYTES / sizeof(C);
-    HWY_ALIGN C xs[kBlockGroups * K * kMaxLanes];
-    HWY_ALIGN C es[kBlockGroups * K * kMaxLanes];
-    HWY_ALIGN C tails[kBlockGroups * K * kMaxLanes];
+    HWY_ALIGN C xs[kStagedBlockLanes<T, D>];
+    HWY_ALIGN C es[kStagedBlockLanes<T, D>];
+    HWY_ALIGN C tails[kStagedBlockLanes<T, D>];
     const size_t lanes = hn::Lanes(d);
     StageXAndExp<T, kGroupChunks>(d, o.x + i, groups, chunk, xs, es);
     StageLog1p<K>(d, es, groups, tails);
@@ -319,11 +306,11 @@ struct LossKernel {
       size_t k = 0;
       const size_t group_elements = kGroupChunks * chunk;
       while (k + group_elements <= count) {
-        const size_t groups = std::min(kBlockGroups, (count - k) / group_elements);
+        const size_t groups = std::min(kStagedBlockGroups, (count - k) / group_elements);
         Block<kStream>(d, o, k, groups, chunk);
         k += groups * group_elements;
       }
-      for (; k + chunk <= count; k += chunk) Group<1, kStream>(d, o, k, chunk);
+      for (; k + chunk <= count; k += chunk) Chunk<kStream>(d, o, k);
       return k;
     };
     // Streaming needs every streamed output chunk-aligned (a tile's outputs advance together).
@@ -355,7 +342,7 @@ struct LossKernel {
     padded.pw = buf[kPosWeight];
     padded.out = out_buf;
     padded.g = gradient_buf;
-    Group<1, false>(d, padded, 0, chunk);
+    Chunk<false>(d, padded, 0);
     std::memcpy(o.out + i, out_buf, rest * sizeof(Out));
     if constexpr (WITH_GRADIENT) std::memcpy(o.g + i, gradient_buf, rest * sizeof(T));
   }
