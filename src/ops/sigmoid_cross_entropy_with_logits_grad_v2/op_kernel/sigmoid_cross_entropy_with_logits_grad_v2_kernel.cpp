@@ -17,7 +17,15 @@ const KernelTable* GetKernelTable() {
     KernelTable t{};
     FillKernels<float>(t, KernelDType::kFloat);
     FillKernels<hwy::float16_t>(t, KernelDType::kFloat16);
+#if ACLNN_CPU_HAVE_NATIVE_BF16_STORE
+    if (CpuHasAvx512Bf16()) {  // Note [Native bf16 stores] (src/simd/convert-inl.h)
+      FillKernels<NativeBFloat16>(t, KernelDType::kBFloat16);
+    } else {
+      FillKernels<hwy::bfloat16_t>(t, KernelDType::kBFloat16);
+    }
+#else
     FillKernels<hwy::bfloat16_t>(t, KernelDType::kBFloat16);
+#endif
     FillKernels<double>(t, KernelDType::kDouble);
     t.target_name = hwy::TargetName(HWY_TARGET);
     return t;

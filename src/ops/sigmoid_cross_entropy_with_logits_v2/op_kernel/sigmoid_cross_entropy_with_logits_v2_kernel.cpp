@@ -16,7 +16,15 @@ const LossKernelTable* GetLossKernelTable() {
     LossKernelTable t{};
     FillLossKernels<float>(t.compute, KernelDType::kFloat);
     FillLossKernels<hwy::float16_t>(t.compute, KernelDType::kFloat16);
+#if ACLNN_CPU_HAVE_NATIVE_BF16_STORE
+    if (CpuHasAvx512Bf16()) {  // Note [Native bf16 stores] (src/simd/convert-inl.h)
+      FillLossKernels<NativeBFloat16>(t.compute, KernelDType::kBFloat16);
+    } else {
+      FillLossKernels<hwy::bfloat16_t>(t.compute, KernelDType::kBFloat16);
+    }
+#else
     FillLossKernels<hwy::bfloat16_t>(t.compute, KernelDType::kBFloat16);
+#endif
     FillLossKernels<double>(t.compute, KernelDType::kDouble);
     t.sum_chunk_float = &SumChunkFloat;
     t.target_name = hwy::TargetName(HWY_TARGET);
