@@ -63,32 +63,54 @@ using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 // gradient, which needs e for the loss too); GradientVectorN below computes it. Both take K
 // independent vectors (Note [Interleaved vectors]), with one weight, pos_weight and dout per
 // vector; K changes no bit.
-template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
-HWY_INLINE void GradientFromExpN(D d, const V* x, const V* e, const V* y, const V* dout, const V* weight,
-                                 const V* pos_weight, V scale, V* gradient) {
-  const V one = hn::Set(d, 1);
-  // The sign bit as a mask, by an integer compare: Highway 1.0.3's IfNegativeThenElse is wrong
-  // on SSSE3 (its IfThenElse there needs a full-lane mask, not just the sign bit).
+// The pieces of GradientFromExpN, which the fused loss and gradient share (LossAndGradientFromTailN).
+// SplitBySign: per lane, the factor that multiplies e (times_e: lw for x >= 0, 1 - y for x < 0),
+// the one that stands alone (alone: the other) and the sign. The sign bit as a mask, by an
+// integer compare: Highway 1.0.3's IfNegativeThenElse is wrong on SSSE3 (its IfThenElse there
+// needs a full-lane mask, not just the sign bit).
+template <bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>, class M = decltype(hn::Eq(V(), V()))>
+HWY_INLINE void SplitBySign(D d, V x, V y, V pos_weight, M& negative, V& times_e, V& alone) {
   const hn::RebindToSigned<D> di;
-  V num[K], den[K];
-  for (size_t k = 0; k < K; ++k) {
-    const V ek = hn::IfThenElse(hn::Eq(x[k], x[k]), e[k], x[k]);  // NaN in, NaN out
-    const V one_minus_y = hn::Sub(one, y[k]);
-    const V lw = HAS_POS_WEIGHT ? hn::Mul(pos_weight[k], y[k]) : y[k];
-    const auto negative = hn::RebindMask(d, hn::Lt(hn::BitCast(di, x[k]), hn::Zero(di)));
-    const V times_e = hn::IfThenElse(negative, one_minus_y, lw);
-    const V alone = hn::IfThenElse(negative, lw, one_minus_y);
-    const V product = hn::Mul(times_e, ek);
-    // Two subtractions and a select rather than one and a sign flip: a zero keeps the sign of the
-    // exact value (-(0 - 0) would be -0 where (1 - y) p underflows to +0).
-    num[k] = hn::IfThenElse(negative, hn::Sub(product, alone), hn::Sub(alone, product));
-    den[k] = hn::Add(one, ek);
-  }
+  const V one_minus_y = hn::Sub(hn::Set(d, 1), y);
+  const V lw = HAS_POS_WEIGHT ? hn::Mul(pos_weight, y) : y;
+  negative = hn::RebindMask(d, hn::Lt(hn::BitCast(di, x), hn::Zero(di)));
+  times_e = hn::IfThenElse(negative, one_minus_y, lw);
+  alone = hn::IfThenElse(negative, lw, one_minus_y);
+}
+
+// t's numerator and denominator from the split and e. Two subtractions and a select rather than
+// one and a sign flip: a zero keeps the sign of the exact value (-(0 - 0) would be -0 where
+// (1 - y) p underflows to +0).
+template <class D, class V, class M>
+HWY_INLINE void SplitQuotient(D d, M negative, V times_e, V alone, V e, V& num, V& den) {
+  const V product = hn::Mul(times_e, e);
+  num = hn::IfThenElse(negative, hn::Sub(product, alone), hn::Sub(alone, product));
+  den = hn::Add(hn::Set(d, 1), e);
+}
+
+// g = ((num / den * dout) [* weight]) * scale for K vectors, each step over all K.
+template <size_t K, bool HAS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE void GradientFromQuotientN(const V* num, const V* den, const V* dout, const V* weight, V scale,
+                                      V* gradient) {
   for (size_t k = 0; k < K; ++k) gradient[k] = hn::Mul(hn::Div(num[k], den[k]), dout[k]);
   for (size_t k = 0; k < K; ++k) {
     if constexpr (HAS_WEIGHT) gradient[k] = hn::Mul(gradient[k], weight[k]);
     gradient[k] = hn::Mul(gradient[k], scale);
   }
+}
+
+template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
+HWY_INLINE void GradientFromExpN(D d, const V* x, const V* e, const V* y, const V* dout, const V* weight,
+                                 const V* pos_weight, V scale, V* gradient) {
+  V num[K], den[K];
+  for (size_t k = 0; k < K; ++k) {
+    const V ek = hn::IfThenElse(hn::Eq(x[k], x[k]), e[k], x[k]);  // NaN in, NaN out
+    decltype(hn::Eq(ek, ek)) negative;
+    V times_e, alone;
+    SplitBySign<HAS_POS_WEIGHT>(d, x[k], y[k], pos_weight[k], negative, times_e, alone);
+    SplitQuotient(d, negative, times_e, alone, ek, num[k], den[k]);
+  }
+  GradientFromQuotientN<K, HAS_WEIGHT, D>(num, den, dout, weight, scale, gradient);
 }
 
 // ---------------------------------------------------------------------------------------------

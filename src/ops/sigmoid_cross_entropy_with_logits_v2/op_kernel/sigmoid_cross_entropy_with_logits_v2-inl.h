@@ -28,6 +28,9 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromExpN;
+using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromQuotientN;
+using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SplitBySign;
+using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SplitQuotient;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
 using ::aclnn_cpu::HWY_NAMESPACE::kInterleave;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
@@ -140,27 +143,17 @@ HWY_INLINE V LossVector(D d, V x, V y, V weight, V pos_weight) {
 template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
 HWY_INLINE void LossAndGradientFromTailN(D d, const V* x, const V* y, const V* weight, const V* pos_weight,
                                          const V* dout, V scale, const V* e, const V* tail, V* loss, V* gradient) {
-  const V one = hn::Set(d, 1);
-  const hn::RebindToSigned<D> di;  // the sign bit as a mask, as in GradientFromExpN
   V num[K], den[K];
   for (size_t k = 0; k < K; ++k) {
-    const V one_minus_y = hn::Sub(one, y[k]);
-    const V lw = HAS_POS_WEIGHT ? hn::Mul(pos_weight[k], y[k]) : y[k];
-    const auto negative = hn::RebindMask(d, hn::Lt(hn::BitCast(di, x[k]), hn::Zero(di)));
-    const V times_e = hn::IfThenElse(negative, one_minus_y, lw);
-    const V alone = hn::IfThenElse(negative, lw, one_minus_y);
-    const V product = hn::Mul(times_e, e[k]);
-    num[k] = hn::IfThenElse(negative, hn::Sub(product, alone), hn::Sub(alone, product));
-    den[k] = hn::Add(one, e[k]);
+    decltype(hn::Eq(x[k], x[k])) negative;
+    V times_e, alone;
+    SplitBySign<HAS_POS_WEIGHT>(d, x[k], y[k], pos_weight[k], negative, times_e, alone);
+    SplitQuotient(d, negative, times_e, alone, e[k], num[k], den[k]);
     loss[k] = hn::Add(hn::Mul(alone, hn::Add(hn::Abs(x[k]), tail[k])), hn::Mul(times_e, tail[k]));
     if constexpr (HAS_WEIGHT) loss[k] = hn::Mul(loss[k], weight[k]);
   }
-  for (size_t k = 0; k < K; ++k) gradient[k] = hn::Mul(hn::Div(num[k], den[k]), dout[k]);
-  for (size_t k = 0; k < K; ++k) {
-    if constexpr (HAS_WEIGHT) gradient[k] = hn::Mul(gradient[k], weight[k]);
-    gradient[k] = hn::Mul(gradient[k], scale);
-  }
-  using Mask = decltype(hn::IsNaN(one));
+  GradientFromQuotientN<K, HAS_WEIGHT, D>(num, den, dout, weight, scale, gradient);
+  using Mask = decltype(hn::IsNaN(x[0]));
   Mask exceptional[K];
   for (size_t k = 0; k < K; ++k) exceptional[k] = hn::IsNaN(hn::Add(loss[k], x[k]));
   Mask any = exceptional[0];
