@@ -86,12 +86,16 @@ namespace {
 // Relaxed atomics: a test pins before it launches anything; the two fields need not change as one.
 std::atomic<uint64_t> g_pinned_l2{0};
 std::atomic<uint64_t> g_pinned_llc{0};
+std::atomic<uint64_t> g_platform_epoch{0};
 }  // namespace
 
 void PinCpuCachesForTesting(const CpuCaches& caches) {
   g_pinned_l2.store(caches.l2_bytes_per_core, std::memory_order_relaxed);
   g_pinned_llc.store(caches.llc_bytes, std::memory_order_relaxed);
+  g_platform_epoch.fetch_add(1, std::memory_order_relaxed);
 }
+
+uint64_t CpuPlatformEpoch() { return g_platform_epoch.load(std::memory_order_relaxed); }
 
 // Note [Blocks per thread]
 // With more than one thread, a launch is cut into kCpuBlocksPerThread blocks per thread (each

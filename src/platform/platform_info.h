@@ -47,6 +47,8 @@ PlatformInfo CpuPlatform(uint64_t threads);
 /// Makes CpuPlatform describe a CPU with @p caches instead of this machine's ({0, 0}: this
 /// machine again). For test programs, before their first launch; internal, not exported.
 void PinCpuCachesForTesting(const CpuCaches& caches);
+/// Changes whenever PinCpuCachesForTesting changes what CpuPlatform describes (Note [Plan cache]).
+uint64_t CpuPlatformEpoch();
 /// Atlas A2 training series (ascend910b): 48 vector cores, 192 KiB UB, 32-byte blocks.
 PlatformInfo AtlasA2Platform();
 

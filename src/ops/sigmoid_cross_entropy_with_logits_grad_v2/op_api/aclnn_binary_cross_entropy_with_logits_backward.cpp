@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "opdev/elementwise_plan.h"
 #include "opdev/kernel_dtype.h"
+#include "opdev/plan_cache.h"
 #include "opdev/tensor_checks.h"
 #include "platform/platform_info.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_def.h"
@@ -123,6 +124,11 @@ aclnnStatus GetWorkspaceSize(const GradientCall& call, const aclTensor* gradOutp
                              {"target", target},           {"weightOptional", weightOptional},
                              {"posWeightOptional", posWeightOptional}, {call.out_name, out}};
   if (aclnnStatus s = CheckLive(kFirstPhase, all)) return s;
+  // The same description as this thread's last successful call: its plan (Note [Plan cache]).
+  const aclTensor* const described[] = {gradOutput, self, target, weightOptional, posWeightOptional, out};
+  const PlanCacheKey key(call.of_target ? PlanKind::kTargetBackward : PlanKind::kBackward, reduction,
+                         &ChosenKernelTable(), described);
+  if (auto cached = FindCachedPlan(key)) return MakeExecutorFor(kFirstPhase, std::move(cached), workspaceSize, executor);
   // 2. dims, 3. dtypes, 4. formats, 5. shapes and memory, 6. reduction (docs/contract.md §3)
   if (aclnnStatus s = CheckDims(kFirstPhase, all)) return s;
   if (aclnnStatus s = CheckFloatDTypes(kFirstPhase, all)) return s;
@@ -165,11 +171,8 @@ aclnnStatus GetWorkspaceSize(const GradientCall& call, const aclTensor* gradOutp
                                                      weightOptional, posWeightOptional, out};
     if (aclnnStatus s = BuildLaunch(call, tensors, promoted, *reduction_type, *plan)) return s;
   }
-  aclOpExecutor* e = CreateExecutor(plan);
-  if (e == nullptr) return Fail(ACLNN_ERR_RUNTIME_ERROR, kFirstPhase, ": out of memory");
-  *workspaceSize = plan->WorkspaceSize();
-  *executor = e;
-  return ACLNN_SUCCESS;
+  CachePlan(key, plan);
+  return MakeExecutorFor(kFirstPhase, std::move(plan), workspaceSize, executor);
 }
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "opdev/elementwise_plan.h"
 #include "opdev/kernel_dtype.h"
+#include "opdev/plan_cache.h"
 #include "opdev/tensor_checks.h"
 #include "platform/platform_info.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_v2_tiling.h"
@@ -148,15 +149,14 @@ aclnnStatus CheckCastable(const char* phase, aclDataType promoted, NamedTensor o
               out.name, " dtype ", DTypeName(out.tensor->dtype));
 }
 
-aclnnStatus MakeExecutor(const char* phase, const aclTensor* const (&tensors)[kOperandCount], aclDataType promoted,
-                         ReductionType reduction, uint64_t* workspaceSize, aclOpExecutor** executor) {
+/// Builds the plan of a checked call, caches it under @p key and hands out its executor.
+aclnnStatus MakeExecutor(const char* phase, const PlanCacheKey& key, const aclTensor* const (&tensors)[kOperandCount],
+                         aclDataType promoted, ReductionType reduction, uint64_t* workspaceSize,
+                         aclOpExecutor** executor) {
   auto plan = std::make_shared<LossPlan>();  // std::bad_alloc: see the guard of the entry point
   if (aclnnStatus s = BuildLaunch(phase, tensors, promoted, reduction, *plan)) return s;
-  aclOpExecutor* e = CreateExecutor(plan);
-  if (e == nullptr) return Fail(ACLNN_ERR_RUNTIME_ERROR, phase, ": out of memory");
-  *workspaceSize = plan->WorkspaceSize();
-  *executor = e;
-  return ACLNN_SUCCESS;
+  CachePlan(key, plan);
+  return MakeExecutorFor(phase, std::move(plan), workspaceSize, executor);
 }
 
 aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, const aclTensor* weightOptional,
@@ -171,6 +171,10 @@ aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, con
                              {"posWeightOptional", posWeightOptional},
                              {"out", out}};
   if (aclnnStatus s = CheckLive(kFirstPhase, all)) return s;
+  // The same description as this thread's last successful call: its plan (Note [Plan cache]).
+  const aclTensor* const described[] = {self, target, weightOptional, posWeightOptional, out};
+  const PlanCacheKey key(PlanKind::kForward, reduction, &ChosenLossKernelTable(), described);
+  if (auto cached = FindCachedPlan(key)) return MakeExecutorFor(kFirstPhase, std::move(cached), workspaceSize, executor);
   // 2. dtypes, 3. reduction, 4. dims, 5.-7. shapes, then the memory rules, 8. promotion
   if (aclnnStatus s = CheckFloatDTypes(kFirstPhase, all)) return s;
   if (aclnnStatus s = CheckSameDType(kFirstPhase, {"out", out}, {"target", target})) return s;
@@ -199,7 +203,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, con
   const aclDataType promoted = PromoteInputs({self, target, weightOptional, posWeightOptional});
   if (aclnnStatus s = CheckCastable(kFirstPhase, promoted, {"out", out})) return s;
   const aclTensor* const tensors[kOperandCount] = {self, target, weightOptional, posWeightOptional, nullptr, out, nullptr};
-  return MakeExecutor(kFirstPhase, tensors, promoted, *reduction_type, workspaceSize, executor);
+  return MakeExecutor(kFirstPhase, key, tensors, promoted, *reduction_type, workspaceSize, executor);
 }
 
 // Note [Fused aliasing]
@@ -222,6 +226,11 @@ aclnnStatus FusedGetWorkspaceSize(const aclTensor* self, const aclTensor* target
                              {"out", out},
                              {"gradInput", gradInput}};
   if (aclnnStatus s = CheckLive(phase, all)) return s;
+  // The same description as this thread's last successful call: its plan (Note [Plan cache]).
+  const aclTensor* const described[] = {self, target, weightOptional, posWeightOptional, gradOutputOptional,
+                                        out,  gradInput};
+  const PlanCacheKey key(PlanKind::kFused, reduction, &ChosenLossKernelTable(), described);
+  if (auto cached = FindCachedPlan(key)) return MakeExecutorFor(phase, std::move(cached), workspaceSize, executor);
   // 2. dtypes, 3. reduction, 4. dims, 5. shapes, 6. memory, 7. promotion: the forward's order
   if (aclnnStatus s = CheckFloatDTypes(phase, all)) return s;
   if (aclnnStatus s = CheckSameDType(phase, {"out", out}, {"target", target})) return s;
@@ -262,7 +271,7 @@ aclnnStatus FusedGetWorkspaceSize(const aclTensor* self, const aclTensor* target
   if (aclnnStatus s = CheckCastable(phase, promoted, {"gradInput", gradInput})) return s;
   const aclTensor* const tensors[kOperandCount] = {self, target, weightOptional, posWeightOptional,
                                                    gradOutputOptional, out, gradInput};
-  return MakeExecutor(phase, tensors, promoted, *reduction_type, workspaceSize, executor);
+  return MakeExecutor(phase, key, tensors, promoted, *reduction_type, workspaceSize, executor);
 }
 
 }  // namespace

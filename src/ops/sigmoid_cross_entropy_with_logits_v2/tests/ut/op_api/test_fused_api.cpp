@@ -16,6 +16,7 @@
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"
 #include "common/dtype.h"
 #include "common/two_phase_call.h"
+#include "opdev/plan_cache.h"
 #include "test_tensor.h"
 
 namespace aclnn_cpu::bce_loss {
@@ -278,6 +279,35 @@ TEST(Fused, StridedAndMixedDTypeOperandsAndLargeStreamedOutputsToo) {
     TestTensor mean({}, ACL_FLOAT);
     ExpectSameAsForwardAndBackward({&x, &y, &w, nullptr, nullptr, 1, &mean, &grad});
   }
+}
+
+// Note [Plan cache]: a repeated description takes the thread's plan of its own kind only, with
+// the same bits; another output buffer builds its own.
+TEST(Fused, ARepeatedCallTakesItsCachedPlanWithTheSameBits) {
+  TestTensor x({33, 40}, ACL_FLOAT), y({33, 40}, ACL_FLOAT), pw({40}, ACL_FLOAT), grad({33, 40}, ACL_FLOAT);
+  TestTensor out({}, ACL_FLOAT), other_out({}, ACL_FLOAT);
+  FillRandom(x, 40, -8, 8);
+  FillRandom(y, 41, 0, 1);
+  FillRandom(pw, 42, 0, 3);
+  const FusedCall c{&x, &y, nullptr, &pw, nullptr, 1, &out, &grad};
+  ExpectSameAsForwardAndBackward(c);
+  uint64_t hits = PlanCacheHitsForTesting();
+  // Again: the fused call repeats its description (the forward's and the backward's outputs are new).
+  ExpectSameAsForwardAndBackward(c);
+  EXPECT_EQ(PlanCacheHitsForTesting(), hits + 1);
+  // The forward into one output twice: its second call takes its own plan, not the fused one's.
+  TestTensor forward_out({}, ACL_FLOAT);
+  hits = PlanCacheHitsForTesting();
+  ASSERT_EQ(RunForward(c, forward_out), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  EXPECT_EQ(PlanCacheHitsForTesting(), hits);
+  forward_out.Poison();
+  ASSERT_EQ(RunForward(c, forward_out), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  EXPECT_EQ(PlanCacheHitsForTesting(), hits + 1);
+  EXPECT_EQ(FirstDifference(forward_out.StorageBytes(), out.StorageBytes()), -1);
+  // Another output: its own plan, the same value.
+  ASSERT_EQ(RunFused({&x, &y, nullptr, &pw, nullptr, 1, &other_out, &grad}), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  EXPECT_EQ(PlanCacheHitsForTesting(), hits + 1);
+  EXPECT_EQ(FirstDifference(other_out.StorageBytes(), out.StorageBytes()), -1);
 }
 
 TEST(Fused, InPlaceOnSelfAndBitwiseTheSameForAnyThreadCount) {
