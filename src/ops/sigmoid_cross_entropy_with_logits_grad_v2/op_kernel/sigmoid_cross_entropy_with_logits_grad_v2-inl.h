@@ -28,7 +28,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 // The shared SIMD pieces (src/simd/): storage loads and stores, exp.
 using ::aclnn_cpu::HWY_NAMESPACE::BFloat16InUpperHalf;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
-using ::aclnn_cpu::HWY_NAMESPACE::kInterleave;
 using ::aclnn_cpu::HWY_NAMESPACE::kCanStream;
 using ::aclnn_cpu::HWY_NAMESPACE::LoadWide;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;

@@ -32,7 +32,6 @@ using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromQuotientN;
 using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SplitBySign;
 using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SplitQuotient;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
-using ::aclnn_cpu::HWY_NAMESPACE::kInterleave;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
 using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPairFromExp;
 using ::aclnn_cpu::HWY_NAMESPACE::kStagedBlockGroups;
