@@ -59,7 +59,7 @@ def _torch_codes(torch) -> dict:
         for name, code in names.items():
             if hasattr(torch, name):
                 _TORCH_CODES[getattr(torch, name)] = code
-        _ext.register_torch(torch.Tensor, _TORCH_CODES)  # for run_torch
+        _ext.register_torch(torch.Tensor, _TORCH_CODES, torch.empty)  # for torch_call
     return _TORCH_CODES
 
 
@@ -187,7 +187,9 @@ def _fresh_tensor(torch: Any, shape: Any, dtype: Any) -> Any:
     code = (_TORCH_CODES or _torch_codes(torch)).get(dtype)
     if code in (0, 1, 11, 27) and math.prod(shape) * dtype.itemsize >= _CACHED_OUTPUT_BYTES:
         return _ext.new_output(list(shape), code, True)
-    return torch.empty(shape, dtype=dtype)
+    # size= as a keyword: torch's argument parser takes it in 0.6-0.7 us, a positional torch.Size
+    # or tuple in 1.0-1.4 us (PyTorch 2.15, AMD Zen 5).
+    return torch.empty(size=shape, dtype=dtype)
 
 
 def _plain(x: Any) -> bool:
@@ -222,30 +224,19 @@ def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, gr
         except _ext.NegativeStridesError:
             pass  # the general path copies such views
     torch = sys.modules.get("torch")
-    if torch is not None and type(input) is torch.Tensor:
-        result = _torch_fast(torch, op, input, target, weight, pos_weight, grad_output, red, out, grad_input,
-                             out_shape)
+    if torch is not None and type(input) is torch.Tensor and not _TORCH_CODES:
+        _torch_codes(torch)  # registers torch.Tensor, the dtypes and torch.empty with the extension
+        result = _torch_call(op, input, target, weight, pos_weight, grad_output, red, out, grad_input)
         if result is not None:
             return result
     return _general(op, input, target, weight, pos_weight, grad_output, red, out, grad_input, out_shape)
 
 
-def _torch_fast(torch, op: int, input: Any, target: Any, weight: Any, pos_weight: Any, grad_output: Any, red: int,
-                out: Any, grad_input: Any, out_shape: Any) -> Any:
-    """The call for plain CPU tensors (None where the general path has more to do): outputs
-    allocated here, every tensor read by the extension itself (Note [Torch tensors read here] in
-    aclnn_bce_module.cpp), which declines what is not a plain CPU tensor of a known dtype."""
-    if type(target) is not torch.Tensor or (grad_output is None and op in (_BACKWARD, _TARGET_BACKWARD)):
-        return None
-    if not _TORCH_CODES:
-        _torch_codes(torch)  # registers torch.Tensor and the dtypes with the extension
-    if out is None:
-        out = _fresh_tensor(torch, out_shape, target.dtype)
-    if op == _FUSED and grad_input is None:
-        grad_input = _fresh_tensor(torch, input.shape, target.dtype)
-    if not _ext.run_torch(op, input, target, weight, pos_weight, grad_output, red, out, grad_input):
-        return None
-    return (out, grad_input) if op == _FUSED else out
+#: The whole call for plain CPU torch tensors, outputs included, in the extension (Note [Torch
+#: tensors read here] in aclnn_bce_module.cpp): None, with nothing run, for anything else (numpy,
+#: numbers, subclasses, other devices, a reduction that is not a name or an int), which _call
+#: then takes. Each public function tries it first: the Python work of a 1 Ki call is most of it.
+_torch_call = _ext.torch_call
 
 
 def _general(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, red: int,
@@ -287,7 +278,8 @@ def binary_cross_entropy_with_logits(
     float64 in any mix (computed in float32, or float64 when an operand is float64); ``out``
     receives the result in place and is returned.
     """
-    return _call(_FORWARD, input, target, weight, pos_weight, None, reduction, out, None)
+    result = _torch_call(_FORWARD, input, target, weight, pos_weight, None, reduction, out, None)
+    return _call(_FORWARD, input, target, weight, pos_weight, None, reduction, out, None) if result is None else result
 
 
 def binary_cross_entropy_with_logits_backward(
@@ -305,7 +297,8 @@ def binary_cross_entropy_with_logits_backward(
     for every reduction (CANN's rule; grad_output may be a Python number); the result has input's
     shape and target's dtype.
     """
-    return _call(_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
+    result = _torch_call(_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
+    return _call(_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None) if result is None else result
 
 
 def binary_cross_entropy_with_logits_target_backward(
@@ -323,7 +316,8 @@ def binary_cross_entropy_with_logits_target_backward(
     ``-x * grad_output * weight`` (``/ N`` for 'mean'). target's values are not read (only its
     shape and dtype). The result has input's shape and target's dtype.
     """
-    return _call(_TARGET_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
+    result = _torch_call(_TARGET_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
+    return _call(_TARGET_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None) if result is None else result
 
 
 def binary_cross_entropy_with_logits_fused(
@@ -342,4 +336,5 @@ def binary_cross_entropy_with_logits_fused(
     one-element ``grad_output`` (None: 1), the training-loop case. ``out`` and ``grad_input``
     receive the results in place; they must not share memory.
     """
-    return _call(_FUSED, input, target, weight, pos_weight, grad_output, reduction, out, grad_input)
+    result = _torch_call(_FUSED, input, target, weight, pos_weight, grad_output, reduction, out, grad_input)
+    return _call(_FUSED, input, target, weight, pos_weight, grad_output, reduction, out, grad_input) if result is None else result

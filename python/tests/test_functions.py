@@ -468,7 +468,7 @@ def test_hostile_descriptors_are_refused_not_read():
 
 
 def test_torch_tensors_the_extension_reads_and_the_ones_it_declines(monkeypatch):
-    """Plain CPU tensors are read by the extension itself (run_torch, Note [Torch tensors read
+    """Plain CPU tensors are read by the extension itself (torch_call, Note [Torch tensors read
     here]); what it declines (a subclass such as a Parameter, a tensor on another device) takes
     the general path, with the same bits or the same refusal, and a dtype it reads but the library
     refuses gets the library's rule."""
@@ -492,3 +492,61 @@ def test_torch_tensors_the_extension_reads_and_the_ones_it_declines(monkeypatch)
         aclnn_bce.binary_cross_entropy_with_logits(x, y.to(torch.int64))
     with pytest.raises(ValueError, match="CPU"):
         aclnn_bce.binary_cross_entropy_with_logits(x, y, reduction="none", out=torch.empty(6, 7, device="meta"))
+
+
+def test_every_operator_takes_the_extension_path_for_plain_tensors_with_any_reduction_form(monkeypatch):
+    """The four operators over plain CPU tensors never reach the Python layer's general path,
+    whether reduction is a name or an int, and give the bits of the general path (the numpy
+    arrays over the same memory); a reduction of another type or name is refused as before."""
+    rng = np.random.default_rng(11)
+    x, g = (torch.from_numpy(make(rng, (5, 9), "float32", kind)) for kind in ("logits", "grads"))
+    y = torch.from_numpy(make(rng, (5, 9), "float32", "labels"))
+    pw = torch.from_numpy(make(rng, (9,), "float32", "weights"))
+    g0 = torch.tensor(0.75)
+    calls = {
+        "forward": lambda t, red: aclnn_bce.binary_cross_entropy_with_logits(t(x), t(y), None, t(pw), red),
+        "backward": lambda t, red: aclnn_bce.binary_cross_entropy_with_logits_backward(t(g), t(x), t(y), None,
+                                                                                        t(pw), red),
+        "target": lambda t, red: aclnn_bce.binary_cross_entropy_with_logits_target_backward(t(g), t(x), t(y), t(pw),
+                                                                                            None, red),
+        "fused": lambda t, red: aclnn_bce.binary_cross_entropy_with_logits_fused(t(x), t(y), t(pw), None, red,
+                                                                                 grad_output=t(g0)),
+    }
+    def results(r):  # every result of a call, as a tuple
+        return r if isinstance(r, tuple) else (r,)
+
+    aclnn_bce.binary_cross_entropy_with_logits(x, y)  # registers torch with the extension
+    for name, call in calls.items():
+        for red, value in (("none", 0), ("mean", 1), ("sum", 2)):
+            expected = results(call(lambda t: t.numpy(), red))
+            with monkeypatch.context() as m:
+                m.setattr(aclnn_bce._api, "_general", lambda *args: pytest.fail(f"{name}: the general path ran"))
+                by_name, by_int = results(call(lambda t: t, red)), results(call(lambda t: t, value))
+            for got in (by_name, by_int, results(call(lambda t: t, np.int64(value)))):  # np.int64: general path
+                assert len(got) == len(expected)
+                for a, b in zip(got, expected):
+                    assert isinstance(a, torch.Tensor) and a.shape == b.shape, (name, red)
+                    np.testing.assert_array_equal(a.numpy(), b, err_msg=f"{name} {red}")
+        with pytest.raises(TypeError, match="reduction"):
+            call(lambda t: t, True)
+        with pytest.raises(ValueError, match="reduction"):
+            call(lambda t: t, "avg")
+        with pytest.raises(ValueError, match="reduction"):
+            call(lambda t: t, 3)
+
+
+def test_an_output_larger_than_memory_raises_memory_error():
+    """A stride-0 view can describe more elements than memory holds; its new output is refused
+    with MemoryError before anything runs, for torch tensors and numpy arrays alike; a view of
+    more bytes than 64 bits count is refused with the library's rule."""
+    x = torch.zeros(1).expand(2**60)  # 4 EiB of float32
+    with pytest.raises(MemoryError):
+        aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, x, x, reduction="none")
+    with pytest.raises(MemoryError):
+        aclnn_bce.binary_cross_entropy_with_logits_fused(x, x, reduction="sum")
+    xn = np.broadcast_to(np.float32(0.5), (2**60,))
+    with pytest.raises(MemoryError):
+        aclnn_bce.binary_cross_entropy_with_logits(xn, xn, reduction="none")
+    huge = torch.zeros(1).expand(2**62)
+    with pytest.raises(ValueError, match="64 bits"):
+        aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, huge, huge, reduction="none")
