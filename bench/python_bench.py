@@ -83,6 +83,10 @@ def _parse_args(argv=None):
                         "kernels torch.compile makes) then sleep after a parallel region instead of "
                         "spinning for milliseconds on a core the next contender needs, and PyTorch's "
                         "small parallel regions pay a wake-up each (README, Threads)")
+    p.add_argument("--settle-ms", type=float, default=20.0,
+                   help="untimed calls of the contender for this long before each of its samples, so that "
+                        "no contender is timed while another's threads still spin or its own are cold "
+                        "(default 20; 0: samples back to back)")
     p.add_argument("--json", metavar="FILE", help="write the results (and the machine's description) here")
     a = p.parse_args(argv)
     a.sizes = [_parse_size(s) for s in (a.sizes or ("1Ki,64Ki" if a.quick else "1Ki,64Ki,1Mi,16Mi")).split(",")
@@ -242,8 +246,25 @@ def calibrate(fn, min_sample_s: float) -> int:
     return max(1, int(math.ceil(min_sample_s / max(best, 1e-9))))
 
 
-def measure(contenders: dict, rounds: int, min_sample_s: float) -> dict:
-    """{name: stats}: R interleaved rounds, each timing every contender once (order rotated)."""
+# Note [Settling between samples]
+# PyTorch's OpenMP workers (eager ops and the kernels torch.compile makes share one libgomp team)
+# spin for milliseconds after each parallel region (README, Threads). A sample of ours that starts
+# right after a PyTorch sample therefore shares the second core with a spinning worker, while
+# PyTorch's contenders never meet a spinner of another pool (this library's workers sleep after
+# tens of microseconds). A pause does not cure it: on the 2-core AMD EPYC VM, a thread pool whose
+# second CPU has idled for 20 ms runs at about one thread's speed for the next few milliseconds
+# (64 Ki fp32 backward calls in C: 16-24 us per call in 2 ms samples after 20 ms pauses, 8 us
+# in steady use). So, with --settle-ms > 0 (the default 20), each sample starts after that long of
+# untimed calls of the same contender: the previous contender's spinning threads have gone to
+# sleep and the contender's own threads are running, and every contender is timed in its steady
+# state. The training step (ours and PyTorch's ops in one step) is timed the same way; there the
+# two pools' interference is part of what is measured. --settle-ms 0 gives back-to-back samples.
+
+def measure(contenders: dict, rounds: int, min_sample_s: float, settle_s: float = None) -> dict:
+    """{name: stats}: R interleaved rounds, each timing every contender once (order rotated),
+    each sample after settle_s of untimed calls (Note [Settling between samples])."""
+    if settle_s is None:
+        settle_s = ARGS.settle_ms / 1000.0
     names = list(contenders)
     reps = {name: calibrate(contenders[name], min_sample_s) for name in names}
     samples = {name: [] for name in names}
@@ -254,6 +275,10 @@ def measure(contenders: dict, rounds: int, min_sample_s: float) -> dict:
             k = r % len(names)
             for name in names[k:] + names[:k]:
                 fn, n = contenders[name], reps[name]
+                if settle_s > 0:  # Note [Settling between samples]
+                    warm_until = time.perf_counter() + settle_s
+                    while time.perf_counter() < warm_until:
+                        fn()
                 t0 = time.perf_counter()
                 for _ in range(n):
                     fn()
@@ -767,7 +792,9 @@ def main():
     print(f"threads: torch {torch.get_num_threads()}, aclnn_bce {aclnn_bce.get_num_threads()}"
           + (f", jax: the process's CPU affinity ({len(os.sched_getaffinity(0))} cpus; XLA_FLAGS="
              f"{os.environ.get('XLA_FLAGS', '')!r})" if jax is not None else ""))
-    print(f"rounds {ARGS.rounds}, sample >= {ARGS.min_sample_ms} ms; sizes "
+    print(f"rounds {ARGS.rounds}, sample >= {ARGS.min_sample_ms} ms, "
+          + (f"each after {ARGS.settle_ms:g} ms of untimed calls" if ARGS.settle_ms > 0
+             else "samples back to back (--settle-ms 0)") + "; sizes "
           f"{','.join(size_label(n) for n in ARGS.sizes)}; dtypes {','.join(ARGS.dtypes)}")
     print(f"eager backward: {EAGER_BWD_NOTE}")
     print("torch.compile: " + ("left out" if ARGS.no_compile else
