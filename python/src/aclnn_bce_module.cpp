@@ -19,8 +19,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <new>
+#include <utility>
 #include <vector>
 #include <optional>
 #include <stdexcept>
@@ -493,6 +495,12 @@ nb::object NewOutput(const std::vector<size_t>& shape, int dtype, bool torch) {
   return nb::cast(nb::ndarray<nb::numpy, nb::device::cpu>(block->data, shape.size(), shape.data(), owner, nullptr, t));
 }
 
+/// The calling thread's slot for a new 0-dim loss (Note [The loss through a fixed address]).
+void* LossSlot() {
+  alignas(64) thread_local unsigned char slot[64];
+  return slot;
+}
+
 /// One operator call over plain CPU torch tensors, outputs made here, as Note [Torch tensors read
 /// here] says: the result (a tensor, or (loss, grad) for the fused call), or None, with nothing
 /// allocated or run, when the call is for the Python layer's general path: an operand that is
@@ -540,6 +548,7 @@ nb::object TorchCall(int op, nb::handle self, nb::handle target, nb::handle weig
     if (!given[k].is_none() && !reader.Describe(given[k].ptr(), t[kOut + k], kSlotNames[kOut + k])) return nb::none();
   }
   // Outputs have target's dtype: the loss of mean and sum is 0-dim, every other one has self's shape.
+  std::pair<void*, size_t> loss_copy{nullptr, 0};  // a new 0-dim loss, written through LossSlot()
   const auto make = [&](bool scalar, Slot slot) {
     const nb::object& shape = scalar ? reader.scalar_shape() : self_fields.shape;
     uint64_t itemsize = 0;
@@ -569,14 +578,25 @@ nb::object TorchCall(int op, nb::handle self, nb::handle target, nb::handle weig
       strides[k] = stride;
       stride *= std::max<int64_t>(sizes[k], 1);
     }
-    t[slot].MakeView(dims.size(), sizes, strides, static_cast<aclDataType>(target_fields.code),
-                     reader.DataPointer(made), kSlotNames[slot]);
+    void* data = reader.DataPointer(made);
+    if (scalar && itemsize != 0) {
+      // Note [The loss through a fixed address]
+      // A new 0-dim loss has a new address at every call, and the library's plan cache (Note
+      // [Plan cache] in src/opdev/plan_cache.h) keys plans on every address: a loop over the same
+      // inputs would plan every call anew (0.41 us instead of 0.10). So the library writes the
+      // loss to this thread's fixed slot, copied to the new tensor once the call has returned.
+      loss_copy = {data, itemsize};
+      data = LossSlot();
+    }
+    t[slot].MakeView(dims.size(), sizes, strides, static_cast<aclDataType>(target_fields.code), data,
+                     kSlotNames[slot]);
     return made;
   };
   nb::object result = out.is_none() ? make(scalar_loss, kOut) : nb::borrow(out);
   nb::object grad;
   if (kind == Op::kFused) grad = grad_input.is_none() ? make(false, kGradInput) : nb::borrow(grad_input);
   Execute(op, t, red);
+  if (loss_copy.first != nullptr) std::memcpy(loss_copy.first, LossSlot(), loss_copy.second);
   if (kind == Op::kFused) return nb::make_tuple(result, grad);
   return result;
 }

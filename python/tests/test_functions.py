@@ -550,3 +550,36 @@ def test_an_output_larger_than_memory_raises_memory_error():
     huge = torch.zeros(1).expand(2**62)
     with pytest.raises(ValueError, match="64 bits"):
         aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, huge, huge, reduction="none")
+
+
+def test_new_zero_dim_losses_are_their_own_tensors():
+    """A new 0-dim loss is written by the library to the calling thread's fixed slot and copied
+    into a new tensor (Note [The loss through a fixed address]): every result keeps its own value
+    after later calls, on any thread, and equals the numpy path's bits."""
+    rng = np.random.default_rng(21)
+    cases = [tuple(torch.from_numpy(make(rng, (8, 5), "float32", kind)) for kind in ("logits", "labels"))
+             for _ in range(6)]
+    kept = [(aclnn_bce.binary_cross_entropy_with_logits(x, y, reduction=red),
+             aclnn_bce.binary_cross_entropy_with_logits_fused(x, y, reduction=red)[0], x, y, red)
+            for x, y in cases for red in ("mean", "sum")]
+    assert len({loss.data_ptr() for loss, *_ in kept} | {fused.data_ptr() for _, fused, *_ in kept}) == 2 * len(kept)
+    for loss, fused, x, y, red in kept:
+        want = aclnn_bce.binary_cross_entropy_with_logits(x.numpy(), y.numpy(), reduction=red)
+        assert loss.shape == () and loss.dtype == torch.float32
+        np.testing.assert_array_equal(loss.numpy(), want)
+        np.testing.assert_array_equal(fused.numpy(), want)
+    results = {}
+
+    def worker(k):
+        x, y = cases[k]
+        results[k] = [aclnn_bce.binary_cross_entropy_with_logits(x, y, reduction="sum") for _ in range(200)]
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k, losses in results.items():
+        want = aclnn_bce.binary_cross_entropy_with_logits(cases[k][0].numpy(), cases[k][1].numpy(), reduction="sum")
+        for loss in losses:
+            np.testing.assert_array_equal(loss.numpy(), want)
