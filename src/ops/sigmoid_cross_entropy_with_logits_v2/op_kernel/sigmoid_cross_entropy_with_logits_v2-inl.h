@@ -151,7 +151,7 @@ HWY_INLINE void LossAndGradientFromTailN(D d, const V* x, const V* y, const V* w
     loss[k] = hn::Add(hn::Mul(alone, hn::Add(hn::Abs(x[k]), tail[k])), hn::Mul(times_e, tail[k]));
     if constexpr (HAS_WEIGHT) loss[k] = hn::Mul(loss[k], weight[k]);
   }
-  GradientFromQuotientN<K, HAS_WEIGHT, D>(num, den, dout, weight, scale, gradient);
+  GradientFromQuotientN<K, HAS_WEIGHT, true, D>(num, den, dout, weight, scale, gradient);
   using Mask = decltype(hn::IsNaN(x[0]));
   Mask exceptional[K];
   for (size_t k = 0; k < K; ++k) exceptional[k] = hn::IsNaN(hn::Add(loss[k], x[k]));
