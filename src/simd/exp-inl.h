@@ -77,8 +77,17 @@ HWY_INLINE V ScaleByPowerOfTwo(V x, V k) {
 // Contract (float lanes): max error 1 ULP against the correctly rounded e^x, including results
 // in the subnormal range (checked over every float in [-104, 0] on AVX3, AVX2 and SSSE3: about
 // 0.5% of the results are 1 ULP off with FMA, 0.9% without); x < -104 gives +0 (below half the
-// smallest subnormal); -inf gives +0. NaN input: the result is unspecified (the caller puts the
-// NaN back). Float64 lanes use Highway's Exp (1 ULP on [-DBL_MAX, +706]).
+// smallest subnormal); -inf gives +0. A NaN x gives x's NaN, quieted, on every target (float64
+// too), so that a caller's result is NaN without a select of its own (Note [NaN through exp]).
+// Float64 lanes use Highway's Exp (1 ULP on [-DBL_MAX, +706]).
+//
+// Note [NaN through exp]
+// The gradient's kernels took a NaN x through a compare and a select per vector, because exp's
+// lower clamp (max(x, -104)) turned a NaN into -104 and e into a finite number. The clamp keeps
+// the NaN instead (ClampBelow), and every later step of exp and of the gradient passes it on, so
+// the select is gone: bf16 in L1, one thread, ns per 16 lanes, AMD Zen 5: the backward with a
+// 0-dim gradOutput and pos_weight 3.13 -> 2.78, five inputs 3.15 -> 2.97. A NaN x's gradient is
+// now the NaN of -|x| (the kernels pass exp -|x|), the same from the backward and the fused call.
 //
 // Written here rather than taken from Highway because its general Exp spends about twice the
 // instructions on what this range does not need (saturating float->int conversions, a second
@@ -95,14 +104,27 @@ HWY_INLINE V ScaleByPowerOfTwo(V x, V k) {
 // ExpNonPositiveN computes K independent vectors at once (see Note [Interleaved vectors]);
 // ExpNonPositive is K = 1. Each vector goes through the same operations, so K changes no bit.
 // ---------------------------------------------------------------------------------------------
+// max(x, low) for a NaN-free low, and x itself for a NaN x. x86's MAXPS returns its second
+// operand when either is NaN (and GCC keeps the operands' order without -ffast-math); Highway's
+// emulated Max returns the number instead, so other targets compare and select.
+template <class V>
+HWY_INLINE V ClampBelow(V x, V low) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  return hn::Max(low, x);
+#else
+  return hn::IfThenElse(hn::Lt(x, low), low, x);
+#endif
+}
+
 template <size_t K, class D, class V = hn::Vec<D>>
 HWY_INLINE void ExpNonPositiveN(D d, const V* x, V* result) {
   if constexpr (sizeof(hn::TFromD<D>) == 8) {
-    for (size_t k = 0; k < K; ++k) result[k] = hn::Exp(d, x[k]);
+    // Highway's Exp does not keep a NaN (the contract above does).
+    for (size_t k = 0; k < K; ++k) result[k] = hn::IfThenElse(hn::IsNaN(x[k]), x[k], hn::Exp(d, x[k]));
   } else {
     const V kRound = hn::Set(d, 12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
     V x_clamped[K], t[K], n[K], r[K], poly[K];
-    for (size_t k = 0; k < K; ++k) x_clamped[k] = hn::Max(x[k], hn::Set(d, -104.0f));
+    for (size_t k = 0; k < K; ++k) x_clamped[k] = ClampBelow(x[k], hn::Set(d, -104.0f));
     for (size_t k = 0; k < K; ++k) t[k] = hn::MulAdd(x_clamped[k], hn::Set(d, 1.44269504088896341f), kRound);
     for (size_t k = 0; k < K; ++k) n[k] = hn::Sub(t[k], kRound);
     // ln2 in two parts: n * the first is exact.

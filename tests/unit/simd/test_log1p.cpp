@@ -1,5 +1,6 @@
 // Log1pUnit and SoftplusPair (src/simd/log1p-inl.h) against float64 / long double references, on
-// every SIMD target this build has and this CPU runs: the contract blocks' error bounds.
+// every SIMD target this build has and this CPU runs: the contract blocks' error bounds; and
+// ExpNonPositive's handling of a NaN (src/simd/exp-inl.h), which the gradient's kernels rely on.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd/test_log1p.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -25,6 +26,18 @@ void Log1pUnitArray(const T* in, T* out, size_t n) {
 }
 void Log1pUnitFloat(const float* in, float* out, size_t n) { Log1pUnitArray(in, out, n); }
 void Log1pUnitDouble(const double* in, double* out, size_t n) { Log1pUnitArray(in, out, n); }
+
+template <class T>
+void ExpNonPositiveArray(const T* in, T* out, size_t n) {
+  const hn::CappedTag<T, 1> d1;  // one lane at a time, then whole vectors of the same value
+  const hn::ScalableTag<T> d;
+  for (size_t i = 0; i < n; ++i) {
+    hn::StoreU(ExpNonPositive(d1, hn::LoadU(d1, in + i)), d1, out + 2 * i);
+    out[2 * i + 1] = hn::GetLane(ExpNonPositive(d, hn::Set(d, in[i])));
+  }
+}
+void ExpNonPositiveFloat(const float* in, float* out, size_t n) { ExpNonPositiveArray(in, out, n); }
+void ExpNonPositiveDouble(const double* in, double* out, size_t n) { ExpNonPositiveArray(in, out, n); }
 
 void SoftplusPairFloat(const float* in, float* pos, float* neg, size_t n) {
   const hn::CappedTag<float, 1> d1;  // one lane at a time: the test is about values, not speed
@@ -57,6 +70,8 @@ namespace aclnn_cpu {
 HWY_EXPORT(Log1pUnitFloat);
 HWY_EXPORT(Log1pUnitDouble);
 HWY_EXPORT(SoftplusPairFloat);
+HWY_EXPORT(ExpNonPositiveFloat);
+HWY_EXPORT(ExpNonPositiveDouble);
 
 namespace {
 
@@ -119,6 +134,43 @@ TEST(Log1pUnit, FloatKeepsZeroAndTinyArgumentsExactly) {
     EXPECT_EQ(got[2], 1e-30f);
     EXPECT_EQ(got[3], 0x1p-25f);
     EXPECT_TRUE(std::isnan(got[4]));
+  });
+}
+
+// Note [NaN through exp]: a NaN x gives x's NaN, quieted (sign and payload kept), one lane or a
+// whole vector, on every target, float and double; finite x around it keep their values.
+TEST(ExpNonPositive, KeepsANaNAsItsQuietedSelf) {
+  const std::vector<uint32_t> float_bits = {0x7fc00000u, 0xffc00000u, 0x7fc12345u, 0xff812345u, 0x7fa00000u};
+  std::vector<float> in;
+  for (uint32_t b : float_bits) in.push_back(std::bit_cast<float>(b));
+  in.push_back(-1.0f);
+  in.push_back(-200.0f);
+  std::vector<float> got(2 * in.size());
+  OnEverySimdTarget([&](const char* name) {
+    HWY_DYNAMIC_DISPATCH(ExpNonPositiveFloat)(in.data(), got.data(), in.size());
+    for (size_t i = 0; i < float_bits.size(); ++i) {
+      for (int w = 0; w < 2; ++w) {
+        EXPECT_EQ(std::bit_cast<uint32_t>(got[2 * i + w]), float_bits[i] | 0x00400000u)
+            << name << " float NaN " << std::hex << float_bits[i] << (w ? " (vector)" : " (one lane)");
+      }
+    }
+    const size_t k = float_bits.size();
+    for (int w = 0; w < 2; ++w) {
+      EXPECT_LE(UlpError(got[2 * k + w], std::exp(-1.0L)), 1.0) << name;
+      EXPECT_EQ(std::bit_cast<uint32_t>(got[2 * k + 2 + w]), 0u) << name;  // below -104: +0
+    }
+  });
+  const std::vector<uint64_t> double_bits = {0x7ff8000000000000u, 0xfff8000000000000u, 0x7ff8000012345678u};
+  std::vector<double> in64;
+  for (uint64_t b : double_bits) in64.push_back(std::bit_cast<double>(b));
+  std::vector<double> got64(2 * in64.size());
+  OnEverySimdTarget([&](const char* name) {
+    HWY_DYNAMIC_DISPATCH(ExpNonPositiveDouble)(in64.data(), got64.data(), in64.size());
+    for (size_t i = 0; i < double_bits.size(); ++i) {
+      for (int w = 0; w < 2; ++w) {
+        EXPECT_EQ(std::bit_cast<uint64_t>(got64[2 * i + w]), double_bits[i]) << name << " double NaN " << i;
+      }
+    }
   });
 }
 

@@ -54,8 +54,8 @@ using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 // times dout) would underflow and lose the digits t then scales up (the fuzzer found that). The
 // sign of x picks the branch (so -0 takes the second; both give the same value at e = 1). e is
 // ExpNonPositive (max 1 ULP; 0 below -104, so large |x| saturates exactly, and e keeps its
-// subnormal values above). NaN x propagates (exp's NaN result is unspecified, so the NaN is put
-// back); +-Inf x gives the limits. No FMA is contracted (-ffp-contract=off), and no step depends
+// subnormal values above). NaN x propagates (exp returns a NaN x's NaN, Note [NaN through exp]);
+// +-Inf x gives the limits. No FMA is contracted (-ffp-contract=off), and no step depends
 // on the lane or the tile, so a value's result is the same wherever it sits.
 // ---------------------------------------------------------------------------------------------
 // GradientFromExpN takes e = ExpNonPositive(-|x|) computed by the caller (the fused loss and
@@ -105,7 +105,7 @@ HWY_INLINE void GradientFromExpN(D d, const V* x, const V* e, const V* y, const 
                                  const V* pos_weight, V scale, V* gradient) {
   V num[K], den[K];
   for (size_t k = 0; k < K; ++k) {
-    const V ek = hn::IfThenElse(hn::Eq(x[k], x[k]), e[k], x[k]);  // NaN in, NaN out
+    const V ek = e[k];  // a NaN x's e is NaN (ExpNonPositive)
     decltype(hn::Eq(ek, ek)) negative;
     V times_e, alone;
     SplitBySign<HAS_POS_WEIGHT>(d, x[k], y[k], pos_weight[k], negative, times_e, alone);
