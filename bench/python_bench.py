@@ -264,7 +264,7 @@ def measure(contenders: dict, rounds: int, min_sample_s: float, settle_s: float 
     """{name: stats}: R interleaved rounds, each timing every contender once (order rotated),
     each sample after settle_s of untimed calls (Note [Settling between samples])."""
     if settle_s is None:
-        settle_s = ARGS.settle_ms / 1000.0
+        settle_s = ARGS.settle_ms / 1000.0 if ARGS is not None else 0.0
     names = list(contenders)
     reps = {name: calibrate(contenders[name], min_sample_s) for name in names}
     samples = {name: [] for name in names}

@@ -279,7 +279,9 @@ def binary_cross_entropy_with_logits(
     receives the result in place and is returned.
     """
     result = _torch_call(_FORWARD, input, target, weight, pos_weight, None, reduction, out, None)
-    return _call(_FORWARD, input, target, weight, pos_weight, None, reduction, out, None) if result is None else result
+    if result is None:
+        result = _call(_FORWARD, input, target, weight, pos_weight, None, reduction, out, None)
+    return result
 
 
 def binary_cross_entropy_with_logits_backward(
@@ -298,7 +300,9 @@ def binary_cross_entropy_with_logits_backward(
     shape and target's dtype.
     """
     result = _torch_call(_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
-    return _call(_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None) if result is None else result
+    if result is None:
+        result = _call(_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
+    return result
 
 
 def binary_cross_entropy_with_logits_target_backward(
@@ -317,7 +321,9 @@ def binary_cross_entropy_with_logits_target_backward(
     shape and dtype). The result has input's shape and target's dtype.
     """
     result = _torch_call(_TARGET_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
-    return _call(_TARGET_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None) if result is None else result
+    if result is None:
+        result = _call(_TARGET_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
+    return result
 
 
 def binary_cross_entropy_with_logits_fused(
@@ -337,4 +343,6 @@ def binary_cross_entropy_with_logits_fused(
     receive the results in place; they must not share memory.
     """
     result = _torch_call(_FUSED, input, target, weight, pos_weight, grad_output, reduction, out, grad_input)
-    return _call(_FUSED, input, target, weight, pos_weight, grad_output, reduction, out, grad_input) if result is None else result
+    if result is None:
+        result = _call(_FUSED, input, target, weight, pos_weight, grad_output, reduction, out, grad_input)
+    return result

@@ -335,9 +335,6 @@ class TorchReader {
     return true;
   }
 
-  /// A new C-contiguous CPU tensor: torch.empty(size=@p shape, dtype=@p dtype). (size= as a
-  /// keyword: torch's argument parser takes it in 0.6-0.7 us, a positional torch.Size in
-  /// 1.0-1.4 us; PyTorch 2.15, AMD Zen 5.)
   /// t.data_ptr() of a tensor.
   void* DataPointer(nb::handle tensor) const {
     nb::object address = nb::steal(PyObject_CallMethodNoArgs(tensor.ptr(), data_ptr_));
@@ -350,6 +347,9 @@ class TorchReader {
   /// The shape of a 0-dim tensor, ().
   const nb::object& scalar_shape() const { return scalar_shape_; }
 
+  /// A new C-contiguous CPU tensor: torch.empty(size=@p shape, dtype=@p dtype). (size= as a
+  /// keyword: torch's argument parser takes it in 0.6-0.7 us, a positional torch.Size in
+  /// 1.0-1.4 us; PyTorch 2.15, AMD Zen 5.)
   nb::object Empty(nb::handle shape, nb::handle dtype) const {
     PyObject* args[2] = {shape.ptr(), dtype.ptr()};
     nb::object result = nb::steal(PyObject_Vectorcall(empty_, args, 0, empty_kwnames_));
