@@ -144,7 +144,7 @@ HWY_INLINE void SoftplusPairFromExp(D d, V x, V e, V& softplus_x, V& softplus_ne
   const V tail = Log1pUnit(d, e);
   softplus_x = hn::Add(hn::Max(x, zero), tail);
   softplus_neg_x = hn::Add(hn::Max(hn::Neg(x), zero), tail);
-  const auto is_nan = hn::IsNaN(x);  // ExpNonPositive leaves a NaN's result unspecified
+  const auto is_nan = hn::IsNaN(x);  // x's own NaN, not that of -|x| which exp passes on
   softplus_x = hn::IfThenElse(is_nan, x, softplus_x);
   softplus_neg_x = hn::IfThenElse(is_nan, x, softplus_neg_x);
 }

@@ -105,11 +105,11 @@ HWY_INLINE void GradientFromExpN(D d, const V* x, const V* e, const V* y, const 
                                  const V* pos_weight, V scale, V* gradient) {
   V num[K], den[K];
   for (size_t k = 0; k < K; ++k) {
-    const V ek = e[k];  // a NaN x's e is NaN (ExpNonPositive)
-    decltype(hn::Eq(ek, ek)) negative;
+    decltype(hn::Eq(x[k], x[k])) negative;
     V times_e, alone;
     SplitBySign<HAS_POS_WEIGHT>(d, x[k], y[k], pos_weight[k], negative, times_e, alone);
-    SplitQuotient(d, negative, times_e, alone, ek, num[k], den[k]);
+    // A NaN x's e is NaN (Note [NaN through exp]), and so are num and den.
+    SplitQuotient(d, negative, times_e, alone, e[k], num[k], den[k]);
   }
   GradientFromQuotientN<K, HAS_WEIGHT, SCALED, D>(num, den, dout, weight, scale, gradient);
 }
@@ -144,7 +144,7 @@ HWY_INLINE void TargetGradientFromTailN(D d, const V* x, const V* tail, const V*
       const V scaled_x = hn::IfThenZeroElse(hn::Eq(pos_weight[k], hn::Zero(d)), hn::Mul(pos_weight[k], x[k]));
       const V linear = hn::IfThenElse(negative, scaled_x, x[k]);
       t[k] = hn::Sub(hn::Mul(hn::Sub(pos_weight[k], hn::Set(d, 1)), tail[k]), linear);
-      t[k] = hn::IfThenElse(hn::IsNaN(x[k]), x[k], t[k]);  // exp's NaN result is unspecified
+      t[k] = hn::IfThenElse(hn::IsNaN(x[k]), x[k], t[k]);  // x's own NaN, not that of -|x| from exp
     }
   } else {
     for (size_t k = 0; k < K; ++k) t[k] = hn::Neg(x[k]);
