@@ -29,8 +29,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromExpN;
 using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromQuotientN;
-using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SplitBySign;
-using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SplitQuotient;
+using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SignQuotient;
+using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SignTerms;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
 using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPairFromExp;
@@ -130,9 +130,10 @@ HWY_INLINE V LossVector(D d, V x, V y, V weight, V pos_weight) {
 
 // The fused loss and gradient of K vectors from e = exp(-|x|) and tail = log1p(e): the loss
 // bitwise LossFromTailN's and the gradient bitwise the backward's GradientFromExpN's, with fewer
-// operations than the two side by side. The gradient's sign split already picks, per lane, the
-// factor that multiplies e (times_e: lw for x >= 0, 1 - y for x < 0) and the one that stands
-// alone (alone: the other); the loss's two softplus are |x| + tail and tail, in the same split:
+// operations than the two side by side. The two share the sign split's terms, and the loss picks,
+// per lane, the factor that multiplies e in the gradient's numerator (times_e: lw for x >= 0,
+// 1 - y for x < 0) and the one that stands alone (alone: the other); the loss's two softplus are
+// |x| + tail and tail, in the same split:
 //   loss = alone * (|x| + tail) + times_e * tail
 // which is LossFromTailN's lw * softplus(-x) + (1 - y) * softplus(x) term for term (max(x, 0) +
 // tail is |x| + tail for x >= 0 and tail, bitwise, for x < 0, -0 included; the sum's two terms
@@ -145,9 +146,11 @@ HWY_INLINE void LossAndGradientFromTailN(D d, const V* x, const V* y, const V* w
   V num[K], den[K];
   for (size_t k = 0; k < K; ++k) {
     decltype(hn::Eq(x[k], x[k])) negative;
-    V times_e, alone;
-    SplitBySign<HAS_POS_WEIGHT>(d, x[k], y[k], pos_weight[k], negative, times_e, alone);
-    SplitQuotient(d, negative, times_e, alone, e[k], num[k], den[k]);
+    V one_minus_y, lw;
+    SignTerms<HAS_POS_WEIGHT>(d, x[k], y[k], pos_weight[k], negative, one_minus_y, lw);
+    SignQuotient(d, negative, one_minus_y, lw, e[k], num[k], den[k]);
+    const V times_e = hn::IfThenElse(negative, one_minus_y, lw);
+    const V alone = hn::IfThenElse(negative, lw, one_minus_y);
     loss[k] = hn::Add(hn::Mul(alone, hn::Add(hn::Abs(x[k]), tail[k])), hn::Mul(times_e, tail[k]));
     if constexpr (HAS_WEIGHT) loss[k] = hn::Mul(loss[k], weight[k]);
   }
