@@ -70,9 +70,13 @@ using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 // the exact a * b + c; a sign flip of one side instead would give -0 where the exact value is
 // +0). Hard labels (y = 0 or 1) make one of the two terms zero, so the FMA changes no bit there;
 // soft labels move by an ulp of the larger term at most, and targets without FMA keep the old
-// bits (test_simd_target_agreement.cpp bounds the difference). Measured on AMD Zen 5 (one
-// thread, data in L1, ns per 16 lanes): fp32 with a 0-dim gradOutput and pos_weight 2.45 -> 2.28,
-// fp32 five inputs 2.42 -> 2.29.
+// bits (test_simd_target_agreement.cpp bounds the difference: soft labels 3 -> 4 ulp of the
+// larger term, hard labels 4 ulp as before). Measured on AMD Zen 5, one thread, data in L1, ns
+// per 16 lanes: fp32 with a 0-dim gradOutput and pos_weight 2.45 -> 2.19, five inputs 2.42 ->
+// 2.19; bf16 five inputs 2.98 -> 2.86 (2.80 with a 0-dim gradOutput, unchanged there); the fused
+// call fp32 5.10 -> 4.77. The whole bf16 call with a 0-dim gradOutput and pos_weight [C], mean,
+// 1 Mi on two threads: 113-127 -> 109-111 us. From L2 and beyond fp32 gains nothing measurable:
+// its loads bound it there.
 // ---------------------------------------------------------------------------------------------
 // GradientFromExpN takes e = ExpNonPositive(-|x|) computed by the caller (the fused loss and
 // gradient, which needs e for the loss too); GradientVectorN below computes it. Both take K
