@@ -53,19 +53,23 @@ class ThreadPool {
  private:
   ThreadPool();
   ~ThreadPool() = delete;
+  /// Home ranges of a launch's blocks at most (Note [Blocks near their data]).
+  static constexpr int kMaxRanges = 64;
   struct Job {
     BlockFn fn;
     const void* context;
     int64_t num_blocks;
-    std::atomic<int64_t> next_block{0};
+    int ranges;  // the blocks in `ranges` consecutive ranges, range r the home of participant r
+    std::atomic<int64_t> next_block[kMaxRanges];  // per range: the next block to hand out
     std::atomic<int64_t> blocks_done{0};
     std::atomic<int> workers_inside{0};  // workers that took the job and have not left it
+    int64_t RangeEnd(int r) const { return num_blocks * (r + 1) / ranges; }
   };
 
   void Resize(int workers);  // requires run_mutex_; throws leaving the workers as they were
   void StopWorkersFrom(int keep) noexcept;  // requires run_mutex_; joins workers [keep, size)
   void WorkerLoop(int index, uint64_t seen_generation);
-  static void RunBlocks(Job& job);
+  static void RunBlocks(Job& job, int participant);
 
   std::atomic<int> num_threads_;
   std::mutex run_mutex_;  // one launch uses the workers at a time; guards workers_
