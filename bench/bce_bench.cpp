@@ -500,6 +500,24 @@ double TimeOnce(const std::function<void()>& fn, int reps) {
   return std::chrono::duration<double>(Clock::now() - t0).count() / reps;
 }
 
+// Note [Settling before a sample]
+// Each sample comes after untimed calls of the same function for g_settle_s, and the order of
+// the functions turns by one each round. Without either, the operator's sample always came right
+// after PyTorch's: PyTorch leaves up to a last-level cache full of dirty lines from its
+// temporaries, and the first call after it paid for writing them back (about 0.4 ms at 16 Mi
+// elements on AMD Zen 5), while the repeatable executor's and the roofline's samples came after
+// our own calls, whose non-temporal stores leave the cache clean. That made fresh/repeatable
+// 1.10-1.14 for the 16 Mi fp32 all-transposed case, where the two calls do the same work, and
+// raised op/roofline at 16 Mi for every case that PyTorch ran beside.
+double g_settle_s = 0.02;
+
+void Settle(const std::function<void()>& fn) {
+  const auto until = Clock::now() + std::chrono::duration<double>(g_settle_s);
+  do {
+    fn();
+  } while (Clock::now() < until);
+}
+
 int RepsFor(const std::function<void()>& fn, double target_s) {
   fn();  // warm up
   int reps = 1;
@@ -528,14 +546,23 @@ Measurement Measure(Bench& b, int rounds) {
   std::vector<double> repeatable;
   const std::function<void()> repeatable_fn = [&] { b.RunRepeatable(); };
   const int repeatable_reps = RepsFor(repeatable_fn, 0.01);
-  for (int r = 0; r < rounds; ++r) {
-    op.push_back(TimeOnce(op_fn, op_reps));
-    roof.push_back(TimeOnce(roof_fn, roof_reps));
-    repeatable.push_back(TimeOnce(repeatable_fn, repeatable_reps));
-    if (fused) separate.push_back(TimeOnce(separate_fn, separate_reps));
+  struct Contender {
+    const std::function<void()>* fn;
+    int reps;
+    std::vector<double>* samples;
+  };
+  std::vector<Contender> contenders = {{&op_fn, op_reps, &op}, {&roof_fn, roof_reps, &roof},
+                                       {&repeatable_fn, repeatable_reps, &repeatable}};
+  if (fused) contenders.push_back({&separate_fn, separate_reps, &separate});
 #ifdef ACLNN_BCE_BENCH_WITH_TORCH
-    if (torch_ok) torch_t.push_back(TimeOnce(torch_fn, torch_reps));
+  if (torch_ok) contenders.push_back({&torch_fn, torch_reps, &torch_t});
 #endif
+  for (int r = 0; r < rounds; ++r) {  // Note [Settling before a sample]
+    for (size_t i = 0; i < contenders.size(); ++i) {
+      const Contender& c = contenders[(i + static_cast<size_t>(r)) % contenders.size()];
+      if (g_settle_s > 0) Settle(*c.fn);
+      c.samples->push_back(TimeOnce(*c.fn, c.reps));
+    }
   }
   Measurement m;
   m.op_s = Median(op);
@@ -616,9 +643,12 @@ int main(int argc, char** argv) {
     else if (std::strncmp(argv[i], "--filter=", 9) == 0) filter = argv[i] + 9;
     else if (std::strcmp(argv[i], "--quick") == 0) { rounds = 5; max_numel = int64_t{1} << 20; }
     else if (std::strncmp(argv[i], "--rounds=", 9) == 0) rounds = std::atoi(argv[i] + 9);
+    else if (std::strncmp(argv[i], "--settle-ms=", 12) == 0) g_settle_s = std::atof(argv[i] + 12) / 1000;
     else {
-      std::printf("usage: %s [--check] [--quick] [--rounds=N] [--filter=TEXT]\n"
-                  "  --filter: only cases whose \"dtype layout numel\" line contains TEXT\n", argv[0]);
+      std::printf("usage: %s [--check] [--quick] [--rounds=N] [--filter=TEXT] [--settle-ms=N]\n"
+                  "  --filter: only cases whose \"dtype layout numel\" line contains TEXT\n"
+                  "  --settle-ms: untimed calls of a function for this long before each of its samples\n"
+                  "               (default 20; 0: none)\n", argv[0]);
       return 2;
     }
   }
@@ -632,8 +662,9 @@ int main(int argc, char** argv) {
 #else
   const bool with_torch = false;
 #endif
-  std::printf("SIMD target: %s   threads: %d   rounds: %d (medians)   PyTorch: %s\n", aclnnCpuSimdTargetName(),
-              aclnnCpuGetNumThreads(), rounds, kTorchVersion);
+  std::printf("SIMD target: %s   threads: %d   rounds: %d (medians, each sample after %.0f ms of untimed calls)   "
+              "PyTorch: %s\n",
+              aclnnCpuSimdTargetName(), aclnnCpuGetNumThreads(), rounds, g_settle_s * 1e3, kTorchVersion);
   std::printf("worker pool (%d threads): all workers running a launch after %.2f us from sleep, %.2f us back to back\n",
               aclnnCpuGetNumThreads(), PoolJoinSeconds(5) * 1e6, PoolJoinSeconds(0) * 1e6);
   // torch/roof: how much faster than PyTorch the roofline loop itself is, the most any kernel
