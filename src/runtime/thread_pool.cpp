@@ -136,8 +136,8 @@ void ThreadPool::ChildAfterFork() noexcept {
 // and then takes the blocks left in the others, in turn. A program that repeats a launch on the
 // same tensors (a training loop, a benchmark) thus runs each block on the same thread every time,
 // and the block's data is still in that core's L2 from the last call; with one counter for all,
-// the blocks went to whichever thread asked first, and half of them found their data in the
-// other core's cache. A slow or late worker still costs nothing: the others empty its range
+// the blocks went to whichever thread asked first, and a block that changed threads found its
+// data in the other core's cache. A slow or late worker still costs nothing: the others empty its range
 // (Note [Blocks per thread]). Results never depend on which thread ran a block. Measured on AMD
 // Zen 5, 2 threads, the whole call repeated on the same tensors, 64 Ki fp32 elements (whose
 // operands fit in the two L2s): the backward with five inputs 9.1-9.9 -> 7.8-8.2 us, with a 0-dim
