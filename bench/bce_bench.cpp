@@ -26,10 +26,6 @@
 
 #include <unistd.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "acl/acl.h"
 #include "aclnn/aclnn_cpu.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
@@ -39,6 +35,7 @@
 #include "common/two_phase_call.h"
 #include "platform/platform_info.h"
 #include "runtime/thread_pool.h"
+#include "roofline.h"
 
 #ifdef ACLNN_BCE_BENCH_WITH_TORCH
 #include <torch/torch.h>
@@ -132,93 +129,6 @@ struct Measurement {
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-/// The roofline: out[i] = sum of the per-element input streams, in the storage type, on the
-/// library's worker pool with one contiguous chunk per thread (cache-line aligned). Without an
-/// out (a reduction) each chunk adds its inputs up into partials[chunk].
-template <class T>
-struct RooflineJob {
-  std::vector<const T*> inputs;
-  T* out;
-  double* partials = nullptr;
-  int64_t n;
-  int64_t chunks;
-  /// Write out with non-temporal stores, as the operators do when their traffic exceeds the
-  /// last-level cache (tiling's nonTemporalOut): a plain store reads each line first, so a
-  /// roofline with plain stores would move more bytes than the operator and lose to it.
-  bool stream = false;
-
-  /// out[i] = f(i) for i in [begin, end): whole cache lines through a buffer and non-temporal
-  /// stores when streaming (begin is line-aligned; the last partial line is stored plainly).
-  template <class F>
-  void Write(int64_t begin, int64_t end, F f) const {
-    T* __restrict o = out;
-    int64_t i = begin;
-#if defined(__SSE2__)
-    constexpr int64_t kLine = 64 / sizeof(T);
-    if (stream && reinterpret_cast<uintptr_t>(o) % 64 == 0) {
-      alignas(64) T line[kLine];
-      for (; i + kLine <= end; i += kLine) {
-#pragma GCC ivdep
-        for (int64_t l = 0; l < kLine; ++l) line[l] = f(i + l);
-        for (int q = 0; q < 4; ++q) {
-          _mm_stream_si128(reinterpret_cast<__m128i*>(o + i) + q, _mm_load_si128(reinterpret_cast<const __m128i*>(line) + q));
-        }
-      }
-      _mm_sfence();
-    }
-#endif
-    // The inputs reach f through a lambda's captures, which lose __restrict: ivdep keeps the
-    // loop vectorized (no output element is an input's).
-#pragma GCC ivdep
-    for (; i < end; ++i) o[i] = f(i);
-  }
-
-  static void Run(const void* ctx, int64_t block) {
-    const auto* job = static_cast<const RooflineJob*>(ctx);
-    constexpr int64_t kLine = 64 / sizeof(T);
-    const int64_t per = (job->n / job->chunks + kLine - 1) / kLine * kLine;
-    const int64_t begin = std::min(job->n, block * per);
-    const int64_t end = std::min(job->n, begin + per);
-    const size_t k = job->inputs.size();
-    T* __restrict o = job->out;
-    const T* __restrict a = job->inputs[0];
-    const T* __restrict b = k > 1 ? job->inputs[1] : a;
-    if (o == nullptr) {  // read four streams, write nothing but the chunk's sum
-      const T* __restrict c = job->inputs[2];
-      const T* __restrict d = job->inputs[3];
-      // Sixteen independent sums so that the adds pipeline and vectorize (one chain would make
-      // the loop latency-bound, not a roofline).
-      constexpr int64_t kLanes = 16;
-      float acc[kLanes] = {};
-      int64_t i = begin;
-      for (; i + kLanes <= end; i += kLanes) {
-        for (int64_t l = 0; l < kLanes; ++l) acc[l] += static_cast<float>(a[i + l] + b[i + l] + c[i + l] + d[i + l]);
-      }
-      for (; i < end; ++i) acc[0] += static_cast<float>(a[i] + b[i] + c[i] + d[i]);
-      float total = 0;
-      for (float v : acc) total += v;
-      job->partials[block] = total;
-    } else if (k == 4) {
-      const T* __restrict c = job->inputs[2];
-      const T* __restrict d = job->inputs[3];
-      job->Write(begin, end, [&](int64_t i) { return static_cast<T>(a[i] + b[i] + c[i] + d[i]); });
-    } else if (k >= 5) {
-      const T* __restrict c = job->inputs[2];
-      const T* __restrict d = job->inputs[3];
-      const T* __restrict e = job->inputs[4];
-      job->Write(begin, end, [&](int64_t i) { return static_cast<T>(a[i] + b[i] + c[i] + d[i] + e[i]); });
-    } else {
-      job->Write(begin, end, [&](int64_t i) { return static_cast<T>(a[i] + b[i]); });
-    }
-  }
-};
-
-/// This machine's last-level cache, read once (CpuLastLevelCacheBytes reads sysfs at each call).
-uint64_t LastLevelCacheBytes() {
-  static const uint64_t bytes = aclnn_cpu::CpuLastLevelCacheBytes();
-  return bytes;
 }
 
 class Bench {
@@ -424,16 +334,16 @@ class Bench {
  private:
   template <class T>
   void RunRooflineTyped() {
-    RooflineJob<T> job;
-    job.inputs.push_back(static_cast<const T*>(x_.data));
-    job.inputs.push_back(static_cast<const T*>(y_.data));
+    bce_bench::RooflineJob<T> job;
+    job.AddInput(static_cast<const T*>(x_.data));
+    job.AddInput(static_cast<const T*>(y_.data));
     if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean || c_.layout == Layout::kFusedMean) {
-      job.inputs.push_back(static_cast<const T*>(w_.data));
-      job.inputs.push_back(static_cast<const T*>(pw_.data));
+      job.AddInput(static_cast<const T*>(w_.data));
+      job.AddInput(static_cast<const T*>(pw_.data));
     } else if (c_.layout != Layout::kScalarDoutRowPosWeight) {
-      job.inputs.push_back(static_cast<const T*>(dout_.data));
-      job.inputs.push_back(static_cast<const T*>(w_.data));
-      job.inputs.push_back(static_cast<const T*>(pw_.data));
+      job.AddInput(static_cast<const T*>(dout_.data));
+      job.AddInput(static_cast<const T*>(w_.data));
+      job.AddInput(static_cast<const T*>(pw_.data));
     }
     job.out = c_.layout == Layout::kForwardMean ? nullptr
               : c_.layout == Layout::kFusedMean   ? static_cast<T*>(grad_.data)
@@ -441,12 +351,10 @@ class Bench {
     double partials[ACLNN_CPU_MAX_THREADS] = {};
     job.partials = partials;
     job.n = c_.numel;
-    // The same worker count the operator's tiling would use for this many bytes.
-    const int64_t threads = aclnn_cpu::ThreadPool::Instance().NumThreads();
-    const int64_t by_bytes = static_cast<int64_t>(bytes_ / (64.0 * 1024.0)) + 1;
-    job.chunks = std::max<int64_t>(1, std::min(threads, by_bytes));
-    job.stream = bytes_ > static_cast<double>(LastLevelCacheBytes());  // the tiling's rule
-    aclnn_cpu::ThreadPool::Instance().Run(job.chunks, &RooflineJob<T>::Run, &job);
+    // The same worker count the operator's tiling would use for this many bytes (the operator's,
+    // bytes_), and the tiling's rule for streaming out.
+    job.SetLaunch(bce_bench::PlanRooflineLaunch(bytes_, aclnn_cpu::ThreadPool::Instance().NumThreads()));
+    aclnn_cpu::ThreadPool::Instance().Run(job.chunks, &bce_bench::RooflineJob<T>::Run, &job);
   }
 
 #ifdef ACLNN_BCE_BENCH_WITH_TORCH

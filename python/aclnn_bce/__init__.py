@@ -10,21 +10,25 @@ aclnn_bce`` (the ``aclnn-bce`` command) writes golden data and compares an NPU's
 from ._aclnn_bce import get_num_threads, set_num_threads, simd_target
 from ._api import (
     REDUCTIONS,
+    PreparedCall,
     binary_cross_entropy_with_logits,
     binary_cross_entropy_with_logits_backward,
     binary_cross_entropy_with_logits_fused,
     binary_cross_entropy_with_logits_target_backward,
+    prepare,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
     "REDUCTIONS",
+    "PreparedCall",
     "binary_cross_entropy_with_logits",
     "binary_cross_entropy_with_logits_backward",
     "binary_cross_entropy_with_logits_target_backward",
     "binary_cross_entropy_with_logits_fused",
     "get_num_threads",
+    "prepare",
     "set_num_threads",
     "simd_target",
 ]

@@ -13,6 +13,7 @@ classes with a message of the same form.
 
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 from typing import Any, Optional, Tuple, Union
@@ -26,6 +27,8 @@ __all__ = [
     "binary_cross_entropy_with_logits_backward",
     "binary_cross_entropy_with_logits_target_backward",
     "binary_cross_entropy_with_logits_fused",
+    "prepare",
+    "PreparedCall",
     "REDUCTIONS",
 ]
 
@@ -346,3 +349,117 @@ def binary_cross_entropy_with_logits_fused(
     if result is None:
         result = _call(_FUSED, input, target, weight, pos_weight, grad_output, reduction, out, grad_input)
     return result
+
+
+# ------------------------------------------------------------------------------------------------
+# Prepared calls: the first phase once, the second phase at every call (a repeatable executor).
+
+_OPS = {
+    binary_cross_entropy_with_logits: _FORWARD,
+    binary_cross_entropy_with_logits_backward: _BACKWARD,
+    binary_cross_entropy_with_logits_target_backward: _TARGET_BACKWARD,
+    binary_cross_entropy_with_logits_fused: _FUSED,
+}
+
+
+class PreparedCall:
+    """A call of one of the four functions whose checks, plan and workspace were made once by
+    :func:`prepare`. Calling it runs the operator again over the same arrays' *current contents*
+    and returns the same output array(s) each time (written in place). ``close()`` (or leaving a
+    ``with`` block) frees the executor; a closed call raises ``RuntimeError``.
+    """
+
+    __slots__ = ("_prepared", "_result", "_keep", "__weakref__")
+
+    def __init__(self, prepared: Any, result: Any, keep: list):
+        self._prepared = prepared
+        self._result = result
+        self._keep = keep  # every array the executor reads or writes, referenced while it may run
+
+    def __call__(self) -> Any:
+        self._prepared.run()
+        return self._result
+
+    def close(self) -> None:
+        """Destroys the executor and frees its workspace (idempotent)."""
+        self._prepared.close()
+        self._keep = []
+
+    @property
+    def closed(self) -> bool:
+        return self._prepared.closed
+
+    def __enter__(self) -> "PreparedCall":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<aclnn_bce.PreparedCall{' (closed)' if self.closed else ''}>"
+
+
+def prepare(function: Any, *args: Any, **kwargs: Any) -> PreparedCall:
+    """Prepares ``function(*args, **kwargs)`` (one of the four operator functions of this module)
+    for repeated calls: the library checks the arguments and plans the call once (the first
+    phase, kept as a repeatable executor, ``aclSetAclOpExecutorRepeatable``), and each call of
+    the returned :class:`PreparedCall` runs only the operator over the arrays' current contents,
+    into the same output(s): ``out`` / ``grad_input`` when given, else arrays made here once.
+
+    The arguments are those of ``function`` and are refused with the same errors. The prepared
+    call keeps a reference to every array; the arrays must keep their memory: numpy arrays with
+    negative strides are refused (the functions copy them, which a repeated call cannot), and a
+    torch tensor moved to other memory in place (``resize_`` growing it, ``set_``, its storage
+    resized: its ``data_ptr()`` changes) makes the next call raise ``RuntimeError`` without
+    running. A view changed in place over the same memory (``as_strided_``) is not seen: the call
+    keeps the view it was prepared with. One call at a time: calling it while it runs in
+    another thread raises ``RuntimeError``.
+
+        step = aclnn_bce.prepare(aclnn_bce.binary_cross_entropy_with_logits_backward,
+                                 1.0, x, y, None, pw, "mean", out=grad)
+        for batch in batches:
+            x[...] = batch.logits; y[...] = batch.labels
+            step()   # writes grad
+    """
+    op = _OPS.get(function)
+    if op is None:
+        raise TypeError("function must be one of aclnn_bce's four operator functions "
+                        "(binary_cross_entropy_with_logits, ..._backward, ..._target_backward, ..._fused)")
+    try:
+        bound = inspect.signature(function).bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"prepare: {e}") from None
+    bound.apply_defaults()
+    a = bound.arguments
+    red = _reduction_value(a["reduction"])
+    input, target = a["input"], a["target"]
+    call = _Call(input)
+    for name in ("input", "target", "weight", "pos_weight", "grad_output", "out", "grad_input"):
+        x = a.get(name)
+        if isinstance(x, np.ndarray) and any(s < 0 for s in x.strides):
+            raise ValueError(f"{name}: negative strides are not supported by prepare() (pass a copy)")
+    x = call.operand(input, "input", _SELF)
+    y = call.operand(target, "target", _TARGET)
+    if y is None:
+        raise TypeError("target must be an array, not None")
+    w = call.operand(a.get("weight"), "weight", _WEIGHT)
+    pw = call.operand(a.get("pos_weight"), "pos_weight", _POS_WEIGHT)
+    g = call.operand(a.get("grad_output"), "grad_output", _GRAD_OUTPUT)
+    if g is None and op in (_BACKWARD, _TARGET_BACKWARD):
+        raise TypeError("grad_output must be an array or a number, not None")
+    out_shape = () if red != 0 and op in (_FORWARD, _FUSED) else tuple(input.shape)
+    written, returned = call.output(a.get("out"), "out", _OUT, out_shape, target.dtype)
+    grad_written = grad = None
+    if op == _FUSED:
+        grad_written, grad = call.output(a.get("grad_input"), "grad_input", _GRAD_INPUT, tuple(input.shape),
+                                         target.dtype)
+    # Every array the executor reads or writes: the caller's, the 0-dim arrays made of numbers,
+    # the outputs made here.
+    arrays = [v for v in (input, target, a.get("weight"), a.get("pos_weight"), a.get("grad_output"))
+              if v is not None and not isinstance(v, (float, int, np.floating, np.integer))]
+    arrays += [v for v in (returned, grad) if v is not None] + call.keep
+    guards = [v for v in arrays if call.torch is not None and isinstance(v, call.torch.Tensor)]
+    operands = [x, y, w, pw, g, written, grad_written]
+    keep = arrays + [o for o in operands if isinstance(o, np.ndarray)]
+    prepared = _ext.Prepared(op, operands, red, call.bf16_mask, guards)
+    return PreparedCall(prepared, (returned, grad) if op == _FUSED else returned, keep)
