@@ -167,7 +167,14 @@ void CopyRowGroup(Wide* wide, int64_t wide_stride, const int64_t* wide_offsets, 
       float* const dense_base = const_cast<float*>(dense);  // written only when gathering
       float* const wide_base = const_cast<float*>(wide);    // written only when scattering
       const TransposeFloatFn copy = kGather ? transpose.gather : transpose.scatter;
-      for (int64_t i0 = 0; i0 < run; i0 += kRowBlock) {
+      int64_t start = 0;  // columns before it are done
+      if (kGather && transpose.gather16 != nullptr && tiled_rows == 16) {  // Note [Whole lines both ways]
+        float* dense_rows[16];
+        for (int k = 0; k < 16; ++k) dense_rows[k] = dense_base + dense_positions[k];
+        start = run / 16 * 16;
+        transpose.gather16(wide_base + wide_offsets[0], wide_stride, dense_rows, start);
+      }
+      for (int64_t i0 = start; i0 < run; i0 += kRowBlock) {
         const int64_t cols = std::min<int64_t>(kRowBlock, run - i0) / n * n;
         for (int64_t c = i0 + kPrefetchColumns; c < std::min<int64_t>(i0 + kPrefetchColumns + kRowBlock, run); ++c) {
           const float* line = wide_base + wide_offsets[0] + c * wide_stride;

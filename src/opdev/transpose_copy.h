@@ -19,6 +19,10 @@ struct TransposeFloatKernels {
   int rows = 1;
   TransposeFloatFn gather = nullptr;
   TransposeFloatFn scatter = nullptr;
+  /// gather of 16 rows at once, cols a multiple of 16, where the target has 512-bit vectors (else
+  /// null): every 64-byte line of the wide side is read once, whole, and every dense row gets
+  /// whole lines (Note [Whole lines both ways]).
+  TransposeFloatFn gather16 = nullptr;
   const char* target_name = "";
 };
 

@@ -1,12 +1,13 @@
 // GatherRange / ScatterRange (CopyIn / CopyOut of staged operands) on transposed views, against
 // element-by-element index arithmetic, on every SIMD target of this machine. Transposed fp32
 // views go through the target's N x N transposing copies (transpose_copy.h: N = 8 on AVX2 and
-// AVX-512, 4 on SSE4 and EMU128); these shapes put rows and columns on both sides of every
+// AVX-512, 4 on SSE4 and EMU128; on AVX-512 whole groups of 16 rows go 16 x 16); these shapes put rows and columns on both sides of every
 // multiple of 4 and 8 and of the 16-row group, and ranges start and end mid-row.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kernel_test_util.h"
@@ -89,6 +90,9 @@ TEST_P(StridedCopy, TheTargetUnderTestProvidesTheTransposingCopies) {
     EXPECT_NE(kernels.gather, nullptr);
     EXPECT_NE(kernels.scatter, nullptr);
   }
+  // The 16-row gather exists exactly where the target has 512-bit vectors.
+  const std::string name = target_name();
+  EXPECT_EQ(kernels.gather16 != nullptr, name.rfind("AVX3", 0) == 0) << name;
 }
 
 TEST_P(StridedCopy, GatherOfATransposedFp32ViewReadsEveryElementOfTheRangeInOrder) {
