@@ -83,9 +83,14 @@ constexpr uint32_t MakeLossKernelKey(KernelDType dtype, bool has_weight, bool ha
 }
 inline constexpr uint32_t kLossKernelKeyCount = kKernelDTypeCount * 16;
 
+/// Chunks the chunk buffer of a block holds: their losses are computed, then summed together
+/// (Note [Chunks summed side by side]).
+inline constexpr uint64_t kBufferChunks = 4;
+
 struct ChunkSum;
-/// The sum of a chunk of fp32 losses (SumChunkFloat: one order on every target).
-using ChunkSumFloatFn = ChunkSum (*)(const float* losses, size_t n);
+/// The sums of the chunks of @p n fp32 losses (kSumChunkElems each, the last one possibly
+/// shorter) into sums[0 .. ceil(n / kSumChunkElems)): SumChunkFloat's one order on every target.
+using ChunkSumFloatFn = void (*)(const float* losses, size_t n, ChunkSum* sums);
 
 struct LossKernelTable {
   LossTileFn compute[kLossKernelKeyCount];

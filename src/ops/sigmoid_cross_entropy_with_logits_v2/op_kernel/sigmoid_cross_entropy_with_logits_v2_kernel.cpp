@@ -26,7 +26,7 @@ const LossKernelTable* GetLossKernelTable() {
     FillLossKernels<hwy::bfloat16_t>(t.compute, KernelDType::kBFloat16);
 #endif
     FillLossKernels<double>(t.compute, KernelDType::kDouble);
-    t.sum_chunk_float = &SumChunkFloat;
+    t.sum_chunk_float = &SumChunksFloat;
     t.target_name = hwy::TargetName(HWY_TARGET);
     return t;
   }();

@@ -236,6 +236,37 @@ TEST_P(LossComputeTile, ExceptionalLanesGiveTheLimitsWhateverTheirNeighbours) {
   }
 }
 
+// The chunk sums of mean and sum (Note [Deterministic reduction], Note [Chunks summed side by
+// side]): each chunk of kSumChunkElems losses, whole or the last partial one, summed in fp64 in the
+// one documented order: sixteen accumulators, element i to accumulator i mod 16 in increasing i,
+// joined by the tree (k, k + 8), (k, k + 4), (k, k + 2), (k, k + 1). Bitwise, on every target,
+// for buffers of several chunks (summed side by side) and of a partial last chunk.
+TEST_P(LossComputeTile, ChunkSumsFollowTheOneOrderOnEveryTarget) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> mantissa(0.5f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-30, 30);
+  for (const size_t n : {size_t{1}, size_t{15}, size_t{1023}, size_t{1024}, size_t{1025}, size_t{3000}, size_t{4096},
+                         size_t{4097}, 5 * kSumChunkElems + 7, 8 * kSumChunkElems}) {
+    std::vector<float> losses(n);
+    // Magnitudes over 60 binades: every rounding of the fp64 adds shows if the order differs.
+    for (float& v : losses) v = std::ldexp(mantissa(rng), exponent(rng));
+    const size_t chunks = (n + kSumChunkElems - 1) / kSumChunkElems;
+    std::vector<ChunkSum> got(chunks + 1, ChunkSum{-1.0, -1.0});
+    ChosenLossKernelTable().sum_chunk_float(losses.data(), n, got.data());
+    for (size_t c = 0; c < chunks; ++c) {
+      double acc[16] = {};
+      const size_t begin = c * kSumChunkElems, end = std::min(n, begin + kSumChunkElems);
+      for (size_t i = begin; i < end; ++i) acc[(i - begin) % 16] += static_cast<double>(losses[i]);
+      for (size_t width = 8; width >= 1; width /= 2) {
+        for (size_t k = 0; k < width; ++k) acc[k] += acc[k + width];
+      }
+      EXPECT_EQ(got[c].hi, acc[0]) << "n " << n << " chunk " << c;
+      EXPECT_EQ(got[c].lo, 0.0) << "n " << n << " chunk " << c;
+    }
+    EXPECT_EQ(got[chunks].hi, -1.0) << "wrote past the last chunk, n " << n;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(SimdTargets, LossComputeTile, ::testing::ValuesIn(hwy::SupportedAndGeneratedTargets()),
                          [](const ::testing::TestParamInfo<int64_t>& target) {
                            return std::string(hwy::TargetName(target.param));
