@@ -349,6 +349,14 @@ struct LossKernel {
 // vectors of doubles (lane l of vector b is accumulator b * Lanes + l), so every target gives the
 // same bits, and the adds are independent chains: about 0.1 cycle per element on AVX3 where one
 // scalar chain per accumulator took a cycle. Each fp32 loss is exact in fp64.
+/// Joins SumChunkFloat's sixteen accumulators (sums[0 .. 16)) by its fixed tree; the result.
+HWY_INLINE double JoinChunkAccumulators(double* sums) {
+  for (size_t width = 8; width >= 1; width /= 2) {
+    for (size_t k = 0; k < width; ++k) sums[k] += sums[k + width];
+  }
+  return sums[0];
+}
+
 inline ChunkSum SumChunkFloat(const float* losses, size_t n) {
   constexpr size_t kAccumulators = 16;
   const hn::ScalableTag<double> dd;
@@ -367,10 +375,7 @@ inline ChunkSum SumChunkFloat(const float* losses, size_t n) {
   HWY_ALIGN double sums[kAccumulators];
   for (size_t b = 0; b < blocks; ++b) hn::StoreU(acc[b], dd, sums + b * lanes);
   for (; i < n; ++i) sums[i % kAccumulators] += static_cast<double>(losses[i]);
-  for (size_t width = kAccumulators / 2; width >= 1; width /= 2) {
-    for (size_t k = 0; k < width; ++k) sums[k] += sums[k + width];
-  }
-  return ChunkSum{sums[0], 0};
+  return ChunkSum{JoinChunkAccumulators(sums), 0};
 }
 //
 // Note [Chunks summed side by side]
@@ -407,10 +412,7 @@ HWY_INLINE void SumWholeChunksFloat(const float* losses, ChunkSum* sums) {
   for (size_t k = 0; k < K; ++k) {
     HWY_ALIGN double partial[kAccumulators];
     for (size_t b = 0; b < blocks; ++b) hn::StoreU(acc[k][b], dd, partial + b * lanes);
-    for (size_t width = kAccumulators / 2; width >= 1; width /= 2) {
-      for (size_t a = 0; a < width; ++a) partial[a] += partial[a + width];
-    }
-    sums[k] = ChunkSum{partial[0], 0};
+    sums[k] = ChunkSum{JoinChunkAccumulators(partial), 0};
   }
 }
 
