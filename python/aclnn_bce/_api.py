@@ -242,8 +242,10 @@ def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, gr
 _torch_call = _ext.torch_call
 
 
-def _general(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, red: int,
-             out: Any, grad_input: Any, out_shape: Any) -> Any:
+def _describe(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, out: Any,
+              grad_input: Any, out_shape: Any) -> Tuple[_Call, list, Any, Any]:
+    """The general path's operands: (the call, the seven operands in slot order as the extension
+    takes them, the result to return, the fused call's gradient to return or None)."""
     call = _Call(input)
     x = call.operand(input, "input", _SELF)
     y = call.operand(target, "target", _TARGET)
@@ -258,7 +260,14 @@ def _general(op: int, input: Array, target: Array, weight: Any, pos_weight: Any,
     grad_written = grad = None
     if op == _FUSED:
         grad_written, grad = call.output(grad_input, "grad_input", _GRAD_INPUT, tuple(input.shape), target.dtype)
-    call.run(op, [x, y, w, pw, g, written, grad_written], red)
+    return call, [x, y, w, pw, g, written, grad_written], returned, grad
+
+
+def _general(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, red: int,
+             out: Any, grad_input: Any, out_shape: Any) -> Any:
+    call, operands, returned, grad = _describe(op, input, target, weight, pos_weight, grad_output, out, grad_input,
+                                               out_shape)
+    call.run(op, operands, red)
     call.finish()
     return (returned, grad) if op == _FUSED else returned
 
@@ -432,34 +441,20 @@ def prepare(function: Any, *args: Any, **kwargs: Any) -> PreparedCall:
     bound.apply_defaults()
     a = bound.arguments
     red = _reduction_value(a["reduction"])
-    input, target = a["input"], a["target"]
-    call = _Call(input)
-    for name in ("input", "target", "weight", "pos_weight", "grad_output", "out", "grad_input"):
+    names = ("input", "target", "weight", "pos_weight", "grad_output", "out", "grad_input")
+    for name in names:
         x = a.get(name)
         if isinstance(x, np.ndarray) and any(s < 0 for s in x.strides):
             raise ValueError(f"{name}: negative strides are not supported by prepare() (pass a copy)")
-    x = call.operand(input, "input", _SELF)
-    y = call.operand(target, "target", _TARGET)
-    if y is None:
-        raise TypeError("target must be an array, not None")
-    w = call.operand(a.get("weight"), "weight", _WEIGHT)
-    pw = call.operand(a.get("pos_weight"), "pos_weight", _POS_WEIGHT)
-    g = call.operand(a.get("grad_output"), "grad_output", _GRAD_OUTPUT)
-    if g is None and op in (_BACKWARD, _TARGET_BACKWARD):
-        raise TypeError("grad_output must be an array or a number, not None")
-    out_shape = () if red != 0 and op in (_FORWARD, _FUSED) else tuple(input.shape)
-    written, returned = call.output(a.get("out"), "out", _OUT, out_shape, target.dtype)
-    grad_written = grad = None
-    if op == _FUSED:
-        grad_written, grad = call.output(a.get("grad_input"), "grad_input", _GRAD_INPUT, tuple(input.shape),
-                                         target.dtype)
+    input = a["input"]
+    out_shape = () if red != 0 and op in (_FORWARD, _FUSED) else getattr(input, "shape", None)
+    call, operands, returned, grad = _describe(op, *(a.get(name) for name in names), out_shape)
     # Every array the executor reads or writes: the caller's, the 0-dim arrays made of numbers,
     # the outputs made here.
-    arrays = [v for v in (input, target, a.get("weight"), a.get("pos_weight"), a.get("grad_output"))
+    arrays = [v for v in (a.get(name) for name in names[:5])
               if v is not None and not isinstance(v, (float, int, np.floating, np.integer))]
     arrays += [v for v in (returned, grad) if v is not None] + call.keep
     guards = [v for v in arrays if call.torch is not None and isinstance(v, call.torch.Tensor)]
-    operands = [x, y, w, pw, g, written, grad_written]
     keep = arrays + [o for o in operands if isinstance(o, np.ndarray)]
     prepared = _ext.Prepared(op, operands, red, call.bf16_mask, guards)
     return PreparedCall(prepared, (returned, grad) if op == _FUSED else returned, keep)
