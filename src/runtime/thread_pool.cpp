@@ -3,7 +3,9 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -39,12 +41,17 @@ ThreadPool& ThreadPool::Instance() {
 
 ThreadPool::ThreadPool() : num_threads_(DefaultNumThreads()) {}
 
-int ThreadPool::DefaultNumThreads() {
-  if (const char* env = std::getenv("ACLNN_CPU_NUM_THREADS")) {
-    char* end = nullptr;
-    const long n = std::strtol(env, &end, 10);
-    if (end != env && *end == '\0' && n >= 1 && n <= kMaxThreads) return static_cast<int>(n);
-  }
+// Note [Thread count from the environment]
+// ACLNN_CPU_NUM_THREADS sets the default thread count: a whole number from 1 to
+// ACLNN_CPU_MAX_THREADS written in digits only (as aclnn_bce_cli's --threads; no sign, no spaces,
+// nothing after the digits). Set but empty counts as unset (`ACLNN_CPU_NUM_THREADS= cmd`). Any
+// other value is reported once per process on stderr, naming the variable, the value and the
+// rule, and the usable cores are used instead: a typo must not silently run on the wrong count,
+// and a library must not end its host process over an environment variable.
+
+namespace {
+/// The cores this process may run on (its affinity mask), at least 1.
+int UsableCores() {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (sched_getaffinity(0, sizeof(set), &set) == 0) {
@@ -53,6 +60,36 @@ int ThreadPool::DefaultNumThreads() {
   }
   const unsigned hc = std::thread::hardware_concurrency();
   return hc >= 1 ? static_cast<int>(hc) : 1;
+}
+}  // namespace
+
+std::optional<int> ThreadPool::ParseNumThreads(std::string_view text, std::string* error) {
+  constexpr int kBase = 10;
+  int value = 0;
+  bool valid = !text.empty();
+  for (const char c : text) {
+    valid = valid && c >= '0' && c <= '9' && value <= kMaxThreads;  // checked before an int could overflow
+    if (valid) value = value * kBase + (c - '0');
+  }
+  if (!valid || value < 1 || value > kMaxThreads) {
+    *error = "it must be a whole number from 1 to " + std::to_string(kMaxThreads) + ", digits only";
+    return std::nullopt;
+  }
+  return value;
+}
+
+int ThreadPool::DefaultNumThreads() {
+  const char* env = std::getenv("ACLNN_CPU_NUM_THREADS");
+  if (env == nullptr || *env == '\0') return UsableCores();
+  std::string error;
+  if (const auto count = ParseNumThreads(env, &error)) return *count;
+  const int cores = UsableCores();
+  static std::once_flag warned;  // the pool asks once, aclnnCpuSetNumThreads(0) again
+  std::call_once(warned, [&] {
+    std::fprintf(stderr, "aclnn_bce: warning: ACLNN_CPU_NUM_THREADS='%s' is ignored: %s; using the usable cores, %d\n",
+                 env, error.c_str(), cores);
+  });
+  return cores;
 }
 
 void ThreadPool::SetNumThreads(int n) {

@@ -4,6 +4,9 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -40,8 +43,11 @@ class ThreadPool {
   void EnsureWorkers();
   /// Stops every worker (device reset); the next EnsureWorkers or Run starts them again.
   void Shutdown() noexcept;
-  /// The default count: $ACLNN_CPU_NUM_THREADS if set and valid, else the usable cores.
+  /// The default count: $ACLNN_CPU_NUM_THREADS if set and valid, else the usable cores (Note
+  /// [Thread count from the environment]; an invalid value is reported once on stderr).
   static int DefaultNumThreads();
+  /// Parses an ACLNN_CPU_NUM_THREADS value: the count, or std::nullopt with @p error saying why.
+  static std::optional<int> ParseNumThreads(std::string_view text, std::string* error);
   static constexpr int kMaxThreads = ACLNN_CPU_MAX_THREADS;
 
   /// fork() handlers (see Note [Exit and fork]): Prepare takes the pool's locks (waiting for a
