@@ -57,19 +57,21 @@ std::optional<uint64_t> ParsePlainDecimal(std::string_view text, uint64_t max) {
 }
 
 std::vector<int64_t> ParseShape(const std::string& text) {
-  if (text == "scalar") return {};
-  constexpr char kSeparator = 'x';
+  // See Note [Shape spellings].
+  if (text.empty() || text == "scalar" || text == "()") return {};
+  const char separator = text.find(',') != std::string::npos ? ',' : 'x';
   std::vector<int64_t> dims;
   size_t pos = 0;
   while (true) {
-    const size_t end = text.find(kSeparator, pos);
+    const size_t end = text.find(separator, pos);
     const std::string_view part =
         std::string_view(text).substr(pos, end == std::string::npos ? std::string::npos : end - pos);
     const std::optional<uint64_t> dim = ParsePlainDecimal(part, static_cast<uint64_t>(INT64_MAX));
     if (!dim) {
       throw std::invalid_argument("shape '" + text + "': '" + std::string(part) +
                                   "' is not a dim (digits only, at most " + std::to_string(INT64_MAX) +
-                                  "; dims are separated by 'x', e.g. 4096x1024, or 'scalar' for 0 dims)");
+                                  "; dims are separated by 'x' or by ',', e.g. 4096x1024 or 4096,1024; '', "
+                                  "'scalar' or '()' for 0 dims)");
     }
     dims.push_back(static_cast<int64_t>(*dim));
     if (end == std::string::npos) break;
@@ -105,7 +107,7 @@ CLI::Validator ShapeValidator() {
         }
         return {};
       },
-      "DIMxDIM...", "Shape");
+      "DIMxDIM... or DIM,DIM...", "Shape");
 }
 
 std::string ShapeText(const std::vector<int64_t>& dims) { return aclnn_cpu::FormatDims(dims); }

@@ -38,9 +38,15 @@ const std::map<std::string, OperandShape>& OperandShapeChoices();
 /// The dims of an operand of @p shape for self dims @p self_dims.
 std::vector<int64_t> OperandDims(OperandShape shape, const std::vector<int64_t>& self_dims);
 
-/// Parses "4096x1024" ("scalar" for a 0-dim tensor): at most 8 dims separated by 'x', each a plain
-/// decimal (see ParsePlainDecimal), whose product fits int64. Throws std::invalid_argument with
-/// the reason.
+// Note [Shape spellings]
+// --shape takes what the Python golden tool (aclnn-bce --shape) takes, so that a shape can be
+// copied from one command line to the other: dims separated by 'x' (4096x1024) or by ','
+// (4096,1024), one separator throughout; a single dim alone (7); and the 0-dim shape as '',
+// 'scalar' or '()'. Each dim is digits only, as every number of this tool: no sign, no spaces,
+// no empty part (the Python tool is laxer; what both accept is the spelling to use in scripts).
+
+/// Parses a shape (Note [Shape spellings]): at most 8 dims, each a plain decimal (see
+/// ParsePlainDecimal), whose product fits int64. Throws std::invalid_argument with the reason.
 std::vector<int64_t> ParseShape(const std::string& text);
 
 /// Parses a plain decimal in [0, @p max]: digits only (no sign, no spaces, nothing else), at

@@ -28,6 +28,30 @@ using namespace aclnn_cpu::bce_grad;
 
 void PrintSplit(const aclnn_cpu::ElementwiseTilingData& d);
 
+// Note [Blocks and threads in info]
+// CANN's tiling splits a problem over "cores", the NPU's AI cores, and each core runs one block
+// of the launch. On the CPU device the tiling's cores are blocks too, but more of them than
+// threads: with several threads a launch has kCpuBlocksPerThread blocks per thread (Note [Blocks
+// per thread]), which the worker pool's threads take in turn. So `info` prints "threads 2" and
+// "cores 8" for one machine, and says which is which: the tiling's blockDim is the blocks a
+// problem uses (at most the cores), the threads are what runs them.
+
+/// The platform line of a tiling; @p cores_are says what its cores are on that platform.
+void PrintPlatform(const PlatformInfo& platform, const std::string& cores_are) {
+  std::printf("\ntiling on %s: cores %llu (%s), UB %llu bytes, block %llu bytes\n", platform.name.c_str(),
+              static_cast<unsigned long long>(platform.core_num), cores_are.c_str(),
+              static_cast<unsigned long long>(platform.ub_size), static_cast<unsigned long long>(platform.block_size));
+}
+
+/// What the CPU tiling's cores are for @p threads threads (Note [Blocks and threads in info]).
+std::string CpuCoresAre(int threads) {
+  if (threads == 1) return "blocks of a launch: one, run by the one thread";
+  return "blocks of a launch: " + std::to_string(aclnn_cpu::kCpuBlocksPerThread) + " per thread, taken by the " +
+         std::to_string(threads) + " threads in turn";
+}
+
+constexpr const char* kAtlasCoresAre = "AI cores, one block of a launch each";
+
 constexpr uint64_t kDefaultNumel = 4096 * 1024;
 constexpr uint64_t kKiB = 1024;
 
@@ -50,10 +74,9 @@ const std::map<std::string, KernelDType>& KernelDTypeChoices() {
   return choices;
 }
 
-void PrintTiling(const PlatformInfo& platform, const TilingProblem& problem, const std::string& dtype_name) {
-  std::printf("\ntiling on %s: cores %llu, UB %llu bytes, block %llu bytes\n", platform.name.c_str(),
-              static_cast<unsigned long long>(platform.core_num), static_cast<unsigned long long>(platform.ub_size),
-              static_cast<unsigned long long>(platform.block_size));
+void PrintTiling(const PlatformInfo& platform, const std::string& cores_are, const TilingProblem& problem,
+                 const std::string& dtype_name) {
+  PrintPlatform(platform, cores_are);
   const auto tiling = ComputeTiling(platform, problem);
   if (!tiling) {
     std::printf("  no tiling (an empty problem runs no blocks)\n");
@@ -73,11 +96,9 @@ void PrintTiling(const PlatformInfo& platform, const TilingProblem& problem, con
 
 /// The loss's tiling (the forward, or the fused call that also writes the gradient): the shared
 /// split, with blocks of whole sum chunks for mean and sum.
-void PrintLossTiling(const PlatformInfo& platform, const InfoOptions& options, KernelDType dtype,
-                     ReductionType reduction) {
-  std::printf("\ntiling on %s: cores %llu, UB %llu bytes, block %llu bytes\n", platform.name.c_str(),
-              static_cast<unsigned long long>(platform.core_num), static_cast<unsigned long long>(platform.ub_size),
-              static_cast<unsigned long long>(platform.block_size));
+void PrintLossTiling(const PlatformInfo& platform, const std::string& cores_are, const InfoOptions& options,
+                     KernelDType dtype, ReductionType reduction) {
+  PrintPlatform(platform, cores_are);
   // Dense operands: self, target, weight, pos_weight, the loss for none, the fused gradient.
   const int operands = 2 + (options.weight ? 1 : 0) + (options.pos_weight ? 1 : 0) +
                        (reduction == ReductionType::kNone ? 1 : 0) + (options.op == "fused" ? 1 : 0);
@@ -103,7 +124,8 @@ void PrintSplit(const aclnn_cpu::ElementwiseTilingData& d) {
     std::printf("  %-18s %llu\n", name, static_cast<unsigned long long>(value));
   };
   row("totalDataNum", d.totalDataNum);
-  row("blockDim", d.blockDim);
+  std::printf("  %-18s %llu (blocks this problem uses, at most the cores)\n", "blockDim",
+              static_cast<unsigned long long>(d.blockDim));
   row("tailBlockNum", d.tailBlockNum);
   row("bigCoreDataNum", d.bigCoreDataNum);
   row("smallCoreDataNum", d.smallCoreDataNum);
@@ -120,11 +142,12 @@ int RunInfo(const InfoOptions& options) {
     throw AclFailure("aclnnCpuSetNumThreads", ACL_ERROR_INVALID_PARAM);
   }
   const char* env_threads = std::getenv("ACLNN_CPU_NUM_THREADS");
+  const int threads = aclnnCpuGetNumThreads();
   const uint64_t l2 = aclnn_cpu::CpuL2BytesPerCore();
   std::printf("%-16s %s (the best instruction set of this CPU, chosen at run time)\n", "SIMD target",
               aclnnCpuSimdTargetName());
-  std::printf("%-16s %d (ACLNN_CPU_NUM_THREADS=%s)\n", "threads", aclnnCpuGetNumThreads(),
-              env_threads != nullptr ? env_threads : "unset");
+  std::printf("%-16s %d (ACLNN_CPU_NUM_THREADS=%s): the worker pool that runs a launch's blocks\n", "threads",
+              threads, env_threads != nullptr ? env_threads : "unset");
   std::printf("%-16s %llu KiB (the CPU tiling's UB budget is half of it)\n", "L2 per core",
               static_cast<unsigned long long>(l2 / kKiB));
   std::printf("%-16s %llu KiB (problems moving more stream their output past it)\n", "last-level cache",
@@ -137,8 +160,9 @@ int RunInfo(const InfoOptions& options) {
     std::printf("%-16s numel %llu, %s, weight %s, pos_weight %s, reduction %s, every operand dense\n", "problem",
                 static_cast<unsigned long long>(options.numel), options.dtype.c_str(), options.weight ? "yes" : "no",
                 options.pos_weight ? "yes" : "no", options.reduction.c_str());
-    PrintLossTiling(aclnn_cpu::CpuPlatform(static_cast<uint64_t>(aclnnCpuGetNumThreads())), options, dtype, reduction);
-    PrintLossTiling(aclnn_cpu::AtlasA2Platform(), options, dtype, reduction);
+    PrintLossTiling(aclnn_cpu::CpuPlatform(static_cast<uint64_t>(threads)), CpuCoresAre(threads), options, dtype,
+                    reduction);
+    PrintLossTiling(aclnn_cpu::AtlasA2Platform(), kAtlasCoresAre, options, dtype, reduction);
     return kExitSuccess;
   }
   // The backward and the target gradient share one plan and tiling (the latter reads no target).
@@ -150,8 +174,8 @@ int RunInfo(const InfoOptions& options) {
   std::printf("%-16s every operand dense in %s: %llu bytes moved and %llu bytes of tile per element\n", "",
               options.dtype.c_str(), static_cast<unsigned long long>(problem.bytes_per_element),
               static_cast<unsigned long long>(problem.ub_bytes_per_element));
-  PrintTiling(aclnn_cpu::CpuPlatform(static_cast<uint64_t>(aclnnCpuGetNumThreads())), problem, options.dtype);
-  PrintTiling(aclnn_cpu::AtlasA2Platform(), problem, options.dtype);
+  PrintTiling(aclnn_cpu::CpuPlatform(static_cast<uint64_t>(threads)), CpuCoresAre(threads), problem, options.dtype);
+  PrintTiling(aclnn_cpu::AtlasA2Platform(), kAtlasCoresAre, problem, options.dtype);
   return kExitSuccess;
 }
 

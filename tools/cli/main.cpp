@@ -1,18 +1,41 @@
-// aclnn_bce_cli: aclnnBinaryCrossEntropyWithLogitsBackward (CANN SigmoidCrossEntropyWithLogitsGradV2)
-// on the CPU from the command line.
+// aclnn_bce_cli: the operators of binary cross entropy with logits (CANN SigmoidCrossEntropyWithLogitsV2,
+// SigmoidCrossEntropyWithLogitsGradV2 and their relatives) on the CPU from the command line.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 
 #include "commands.h"
+
+namespace {
+
+/// For CLI11's "A subcommand is required" (the command line names none): a message that names the
+/// word that is not a subcommand (CLI11 leaves it among the remaining arguments) and lists the
+/// subcommands. Empty for any other error, whose own message stands.
+std::string MissingSubcommandMessage(const CLI::App& app, const CLI::ParseError& error) {
+  if (dynamic_cast<const CLI::RequiredError*>(&error) == nullptr || !app.get_subcommands().empty()) return {};
+  std::string names;
+  for (const CLI::App* subcommand : app.get_subcommands({})) {
+    names += (names.empty() ? "" : ", ") + subcommand->get_name();
+  }
+  for (const std::string& word : app.remaining()) {
+    if (!word.empty() && word[0] != '-') {
+      return "unknown subcommand '" + word + "': the subcommands are " + names;
+    }
+  }
+  return "a subcommand is required: " + names;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace aclnn_bce_cli;
   // See Note [Exit codes]: no exception leaves main, each ends in a message and its exit code.
   try {
     CLI::App app{
-        "aclnnBinaryCrossEntropyWithLogitsBackward (CANN SigmoidCrossEntropyWithLogitsGradV2) on the CPU.\n"
+        "CANN's binary cross entropy with logits on the CPU: the loss, its gradient, the target gradient\n"
+        "and the fused loss and gradient.\n"
         "Threads default to $ACLNN_CPU_NUM_THREADS, else the usable cores.",
         "aclnn_bce_cli"};
     app.require_subcommand(1);
@@ -28,6 +51,10 @@ int main(int argc, char** argv) {
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
+      if (const std::string missing = MissingSubcommandMessage(app, e); !missing.empty()) {
+        std::fprintf(stderr, "aclnn_bce_cli: %s\nRun with --help for more information.\n", missing.c_str());
+        return kExitUsage;
+      }
       // CLI11's own codes (105 for a refused value, 106 for a missing subcommand, ...) become one.
       return app.exit(e) == kExitSuccess ? kExitSuccess : kExitUsage;
     }

@@ -321,7 +321,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
                   "respect to the target) or fused (the loss and the gradient in one pass)")
       ->check(CLI::IsMember({"backward", "forward", "target-backward", "fused"}))
       ->capture_default_str();
-  run->add_option("--shape", options->shape, "Shape of self, e.g. 4096x1024 ('scalar' for 0 dims)")
+  run->add_option("--shape", options->shape, "Shape of self: 4096x1024 or 4096,1024 ('', 'scalar' or () for 0 dims)")
       ->check(ShapeValidator());
   run->add_option("--dtype", options->dtype, "Element type of every operand")
       ->transform(CLI::IsMember(DTypeChoices(), CLI::ignore_case));

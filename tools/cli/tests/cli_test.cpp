@@ -37,8 +37,9 @@ std::string ReadFile(const std::string& path) {
 }
 
 /// Runs aclnn_bce_cli with @p args (no shell: each argument reaches the program as written) and
-/// collects its exit code and output.
-CliResult RunCli(const std::vector<std::string>& args) {
+/// collects its exit code and output. @p env: "NAME=value" entries that replace or add to this
+/// process's environment.
+CliResult RunCli(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
   const char* tmp = std::getenv("TMPDIR");
   std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/aclnn_bce_cli_test.XXXXXX";
   CliResult result;
@@ -58,8 +59,20 @@ CliResult RunCli(const std::vector<std::string>& args) {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  std::vector<std::string> env_text = env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text = *entry;
+    const std::string name = text.substr(0, text.find('='));
+    const bool replaced = std::any_of(env.begin(), env.end(), [&](const std::string& e) {
+      return e.compare(0, name.size() + 1, name + "=") == 0;
+    });
+    if (!replaced) env_text.push_back(text);
+  }
+  std::vector<char*> envp;
+  for (std::string& entry : env_text) envp.push_back(entry.data());
+  envp.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) {
     ADD_FAILURE() << "posix_spawn " << argv[0] << ": error " << spawned;
@@ -100,8 +113,32 @@ std::vector<std::string> SmallRun(std::vector<std::string> extra) {
   return args;
 }
 
-TEST(CliShape, CommaSeparatedDimsAreRefused) {
-  ExpectUsageError(SmallRun({"--shape", "4,4"}), "'4,4' is not a dim");
+// Note [Shape spellings]: the spellings of the Python golden tool's --shape.
+TEST(CliShape, DimsSeparatedByXOrByCommaAreTheSameShape) {
+  for (const char* shape : {"3x4x5", "3,4,5"}) {
+    const CliResult r = RunCli(SmallRun({"--shape", shape}));
+    EXPECT_EQ(r.exit_code, kExitSuccess) << shape << "\n" << Printed(r);
+    EXPECT_NE(r.out.find("self [3,4,5] fp32"), std::string::npos) << shape << "\n" << Printed(r);
+  }
+}
+
+TEST(CliShape, EmptyScalarAndParenthesesAreTheZeroDimShape) {
+  for (const char* shape : {"", "scalar", "()"}) {
+    const CliResult r = RunCli(SmallRun({"--shape", shape, "--check"}));
+    EXPECT_EQ(r.exit_code, kExitSuccess) << "'" << shape << "'\n" << Printed(r);
+    EXPECT_NE(r.out.find("self [] fp32"), std::string::npos) << "'" << shape << "'\n" << Printed(r);
+  }
+}
+
+TEST(CliShape, OneDimAloneIsAOneDimShape) {
+  const CliResult r = RunCli(SmallRun({"--shape", "7"}));
+  EXPECT_EQ(r.exit_code, kExitSuccess) << Printed(r);
+  EXPECT_NE(r.out.find("self [7] fp32"), std::string::npos) << Printed(r);
+}
+
+TEST(CliShape, MixedSeparatorsAreRefused) {
+  ExpectUsageError(SmallRun({"--shape", "4x4,4"}), "'4x4' is not a dim");
+  ExpectUsageError(SmallRun({"--shape", "4,4x4"}), "'4x4' is not a dim");
 }
 
 TEST(CliShape, SpacesAreRefused) {
@@ -117,8 +154,8 @@ TEST(CliShape, SignsAreRefused) {
 }
 
 TEST(CliShape, EmptyDimsNameTheRule) {
-  for (const char* shape : {"4x", "x4", "4xx4", ""}) {
-    ExpectUsageError(SmallRun({"--shape", shape}), "dims are separated by 'x'");
+  for (const char* shape : {"4x", "x4", "4xx4", "x", "4,", ",4", "4,,4", ",", "(4)", "[]"}) {
+    ExpectUsageError(SmallRun({"--shape", shape}), "dims are separated by 'x' or by ','");
   }
 }
 
@@ -187,9 +224,13 @@ TEST(CliThreads, SignsSpacesAndValuesOutOfRangeAreRefused) {
   }
 }
 
-TEST(CliExitCodes, UnknownSubcommandIsAUsageError) {
-  const CliResult r = RunCli({"bogus"});
-  EXPECT_EQ(r.exit_code, kExitUsage) << Printed(r);
+TEST(CliExitCodes, UnknownSubcommandIsNamedWithTheSubcommands) {
+  ExpectUsageError({"bogus"}, "unknown subcommand 'bogus': the subcommands are demo, info, run");
+  ExpectUsageError({"bogus", "--shape", "4"}, "unknown subcommand 'bogus': the subcommands are demo, info, run");
+}
+
+TEST(CliExitCodes, MissingSubcommandListsTheSubcommands) {
+  ExpectUsageError({}, "a subcommand is required: demo, info, run");
 }
 
 TEST(CliExitCodes, ValueNotAmongTheChoicesIsAUsageError) {
@@ -253,6 +294,46 @@ TEST(CliInfo, ShowsTheTilingOfEveryOperator) {
     EXPECT_NE(r.out.find(std::string("operator         ") + op), std::string::npos) << Printed(r);
     EXPECT_NE(r.out.find("tiling on Atlas A2"), std::string::npos) << Printed(r);
   }
+}
+
+// Note [Blocks and threads in info]: the tiling's cores are blocks, the threads run them.
+TEST(CliInfo, SaysTheCpuTilingsCoresAreBlocksRunByTheThreads) {
+  const CliResult two = RunCli({"info", "--threads", "2"});
+  EXPECT_EQ(two.exit_code, kExitSuccess) << Printed(two);
+  EXPECT_NE(two.out.find("threads          2 "), std::string::npos) << Printed(two);
+  EXPECT_NE(two.out.find("the worker pool that runs a launch's blocks"), std::string::npos) << Printed(two);
+  EXPECT_NE(two.out.find("tiling on cpu: cores 8 (blocks of a launch: 4 per thread, taken by the 2 threads in turn)"),
+            std::string::npos)
+      << Printed(two);
+  EXPECT_NE(two.out.find("tiling on Atlas A2: cores 48 (AI cores, one block of a launch each)"), std::string::npos)
+      << Printed(two);
+  EXPECT_NE(two.out.find("(blocks this problem uses, at most the cores)"), std::string::npos) << Printed(two);
+
+  const CliResult one = RunCli({"info", "--threads", "1"});
+  EXPECT_EQ(one.exit_code, kExitSuccess) << Printed(one);
+  EXPECT_NE(one.out.find("tiling on cpu: cores 1 (blocks of a launch: one, run by the one thread)"), std::string::npos)
+      << Printed(one);
+}
+
+// Note [Thread count from the environment], as a user of the program meets it.
+TEST(CliThreadsEnv, AnInvalidValueIsReportedOnceAndTheProgramRuns) {
+  for (const char* value : {"abc", "0", "-1", "1025", "4x"}) {
+    const CliResult r = RunCli({"run", "--shape", "4x4", "--check"}, {std::string("ACLNN_CPU_NUM_THREADS=") + value});
+    EXPECT_EQ(r.exit_code, kExitSuccess) << value << "\n" << Printed(r);
+    const std::string warning = std::string("aclnn_bce: warning: ACLNN_CPU_NUM_THREADS='") + value +
+                                "' is ignored: it must be a whole number from 1 to 1024, digits only; using the "
+                                "usable cores, ";
+    const size_t at = r.err.find(warning);
+    EXPECT_NE(at, std::string::npos) << value << "\n" << Printed(r);
+    EXPECT_EQ(r.err.find(warning, at + 1), std::string::npos) << "reported twice\n" << Printed(r);
+  }
+}
+
+TEST(CliThreadsEnv, AValidValueIsTheThreadCount) {
+  const CliResult r = RunCli({"info"}, {"ACLNN_CPU_NUM_THREADS=3"});
+  EXPECT_EQ(r.exit_code, kExitSuccess) << Printed(r);
+  EXPECT_NE(r.out.find("threads          3 (ACLNN_CPU_NUM_THREADS=3)"), std::string::npos) << Printed(r);
+  EXPECT_EQ(r.err, "") << Printed(r);
 }
 
 TEST(CliRun, AnUnknownOperatorIsAUsageError) {
