@@ -15,13 +15,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import golden as _golden
-from .npy import NpyError, dtype_from_name, dtype_name, parse_shape, read_array, write_bin, write_npy
+from .npy import NpyError, dtype_from_name, dtype_name, dumps_bin, dumps_npy, parse_shape, read_array, write_files
 
 PROG = "aclnn-bce"
 DTYPE_CHOICES = ("float16", "bfloat16", "float32", "float64")
@@ -87,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--dtype", type=_dtype_arg, metavar="D", help="dtype of every raw input file "
                    "(float16, bfloat16, float32, float64)")
     g.add_argument("--shape", type=_shape_arg, metavar="S", help="shape of every raw input file, e.g. 32,32 "
-                   "('' or () for 0-dim)")
+                   "(scalar, '' or () for 0-dim)")
     for stem, _ in OPERANDS:
         g.add_argument(f"--{stem}-dtype", type=_dtype_arg, metavar="D", help=f"dtype of a raw {stem} file "
                        "(instead of --dtype); for a .npy file it must match")
@@ -148,18 +149,19 @@ def _add_golden_options(p: argparse.ArgumentParser) -> None:
                    help="dtype of the golden outputs (default: target's dtype, the operator's output dtype)")
 
 
-def _write(arr: np.ndarray, paths_auto: Sequence[str], paths_npy: Sequence[str], paths_bin: Sequence[str]) -> List[str]:
-    written = []
-    for path in paths_auto:
-        (write_npy if path.lower().endswith(".npy") else write_bin)(path, arr)
-        written.append(path)
-    for path in paths_npy:
-        write_npy(path, arr)
-        written.append(path)
-    for path in paths_bin:
-        write_bin(path, arr)
-        written.append(path)
-    return written
+def _files(arr: np.ndarray, paths_auto: Sequence[str], paths_npy: Sequence[str],
+           paths_bin: Sequence[str]) -> List[Tuple[str, Callable[[], bytes]]]:
+    """(path, bytes to write) for each output file asked for; .npy by extension for paths_auto."""
+    def npy_bytes() -> bytes:
+        return dumps_npy(arr)
+
+    def bin_bytes() -> bytes:
+        return dumps_bin(arr)
+
+    files = [(path, npy_bytes if path.lower().endswith(".npy") else bin_bytes) for path in paths_auto]
+    files += [(path, npy_bytes) for path in paths_npy]
+    files += [(path, bin_bytes) for path in paths_bin]
+    return files
 
 
 def _describe(name: str, arr: np.ndarray) -> str:
@@ -196,11 +198,13 @@ def cmd_golden(args) -> int:
     results = _golden.compute_golden(args.op, operands["input"], operands["target"], operands["weight"],
                                      operands["pos_weight"], operands["grad_output"], args.reduction,
                                      args.precision, args.out_dtype)
-    report = []
-    for name, files in zip(names, (outs_main, outs_grad) if args.op == "fused" else (outs_main,)):
-        written = _write(results[name], *files)
-        if written:
-            report.append(f"{_describe(name, results[name])} -> {', '.join(written)}")
+    report, files = [], []
+    for name, paths in zip(names, (outs_main, outs_grad) if args.op == "fused" else (outs_main,)):
+        these = _files(results[name], *paths)
+        if these:
+            files += these
+            report.append(f"{_describe(name, results[name])} -> {', '.join(path for path, _ in these)}")
+    write_files(files)  # all of them or none
     if not args.quiet:
         print(f"golden {args.op} (reduction {args.reduction}, precision {args.precision})")
         for line in report:
@@ -214,37 +218,41 @@ _GOLDEN_FILES = {"loss": "golden_loss", "grad_input": "golden_grad_input", "grad
 def cmd_gen(args) -> int:
     if args.with_grad_output and args.op != "fused":
         raise UsageError("--with-grad-output is for --op fused (the backward operators always get one)")
+    _check_case_memory(args)
     case = _golden.generate_inputs(args.op, args.shape, args.dtype, args.seed, args.reduction,
                                    args.with_weight, args.with_pos_weight, args.with_grad_output,
                                    args.logit_scale, args.hard_labels)
     results = _golden.compute_golden(args.op, case["input"], case["target"], case.get("weight"),
                                      case.get("pos_weight"), case.get("grad_output"), args.reduction,
                                      args.precision, args.out_dtype)
+    exts = {"npy": (".npy",), "bin": (".bin",), "both": (".npy", ".bin")}[args.format]
+    manifest = {"op": args.op, "reduction": args.reduction, "seed": args.seed, "dtype": args.dtype,
+                "precision": args.precision, "inputs": {}, "outputs": {}}
+    lines, files = [], []
+    for kind, items in (("inputs", case.items()), ("outputs", ((_GOLDEN_FILES[k], v) for k, v in results.items()))):
+        for name, arr in items:
+            names = [name + ext for ext in exts]
+            for file in names:
+                files.append((os.path.join(args.outdir, file),
+                              (lambda a=arr: dumps_npy(a)) if file.endswith(".npy") else (lambda a=arr: dumps_bin(a))))
+            manifest[kind][name] = {"dtype": dtype_name(arr.dtype), "shape": list(arr.shape), "files": names}
+            lines.append(f"{_describe(name, arr)} -> {', '.join(names)}")
+    manifest["compare"] = [_compare_hint(args.outdir, name, entry) for name, entry in manifest["outputs"].items()]
+    files.append((os.path.join(args.outdir, "case.json"), (json.dumps(manifest, indent=2) + "\n").encode()))
+    created = not os.path.isdir(args.outdir)
     try:
         os.makedirs(args.outdir, exist_ok=True)
     except OSError as e:
         raise NpyError(f"{args.outdir}: cannot create the directory: {e.strerror or e}") from None
-    exts = {"npy": (".npy",), "bin": (".bin",), "both": (".npy", ".bin")}[args.format]
-    manifest = {"op": args.op, "reduction": args.reduction, "seed": args.seed, "dtype": args.dtype,
-                "precision": args.precision, "inputs": {}, "outputs": {}}
-    lines = []
-    for kind, items in (("inputs", case.items()), ("outputs", ((_GOLDEN_FILES[k], v) for k, v in results.items()))):
-        for name, arr in items:
-            files = []
-            for ext in exts:
-                path = os.path.join(args.outdir, name + ext)
-                (write_npy if ext == ".npy" else write_bin)(path, arr)
-                files.append(name + ext)
-            manifest[kind][name] = {"dtype": dtype_name(arr.dtype), "shape": list(arr.shape), "files": files}
-            lines.append(f"{_describe(name, arr)} -> {', '.join(files)}")
-    manifest["compare"] = [_compare_hint(args.outdir, name, entry) for name, entry in manifest["outputs"].items()]
-    path = os.path.join(args.outdir, "case.json")
     try:
-        with open(path, "w") as f:
-            json.dump(manifest, f, indent=2)
-            f.write("\n")
-    except OSError as e:
-        raise NpyError(f"{path}: cannot write: {e.strerror or e}") from None
+        write_files(files)  # all of them or none
+    except BaseException:
+        if created:  # the folder this command made goes too (it is empty: nothing was renamed into it)
+            try:
+                os.rmdir(args.outdir)
+            except OSError:
+                pass
+        raise
     if not args.quiet:
         print(f"gen {args.op} (reduction {args.reduction}, seed {args.seed}) in {args.outdir}:")
         for line in lines:
@@ -254,11 +262,56 @@ def cmd_gen(args) -> int:
     return 0
 
 
+def _check_case_memory(args) -> None:
+    """Refuses (UsageError) a case that cannot be made: a shape no array can have, or one whose
+    arrays need more memory than this process may use, with the numbers, before anything is
+    allocated."""
+    shape_text = ",".join(map(str, args.shape)) or "scalar"
+    elements = 1
+    for d in args.shape:
+        elements *= d
+    need = _golden.case_bytes(args.op, args.shape, args.dtype, args.reduction, args.with_weight,
+                              args.with_pos_weight, args.with_grad_output)
+    if need is None:
+        raise UsageError(f"--shape {shape_text}: {elements} elements is too large for any array "
+                         "(numpy counts bytes in 64 bits)")
+    limit, what = _memory_limit()
+    if limit is not None and need > limit:
+        raise UsageError(f"--shape {shape_text}: {elements} elements need about {_gib(need)} for the case's "
+                         f"arrays, more than {what} ({_gib(limit)})")
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.0f} GiB" if n >= 2**34 else f"{n / 2**30:.3g} GiB"
+
+
+def _memory_limit() -> Tuple[Optional[int], str]:
+    """(the most bytes this process may allocate, what limits it): the machine's physical
+    memory, or the process's RLIMIT_AS / RLIMIT_DATA where lower; (None, '') where unknown."""
+    limit, what = None, ""
+    try:
+        limit, what = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "the machine's memory"
+    except (ValueError, OSError, AttributeError):
+        pass
+    try:
+        import resource
+
+        for name in ("RLIMIT_AS", "RLIMIT_DATA"):
+            soft = resource.getrlimit(getattr(resource, name))[0]
+            if soft != resource.RLIM_INFINITY and (limit is None or soft < limit):
+                limit, what = soft, f"the process's {name}"
+    except (ImportError, ValueError, OSError, AttributeError):
+        pass
+    return limit, what
+
+
 def _compare_hint(outdir: str, name: str, entry: dict) -> str:
+    """The compare command for an output, as a shell runs it: every word quoted (shlex), a 0-dim
+    shape spelled 'scalar'."""
     golden = os.path.join(outdir, entry["files"][-1])
     npu = name.replace("golden_", "npu_") + ".bin"
-    shape = ",".join(map(str, entry["shape"])) or "()"
-    return f"{PROG} compare {npu} {golden} --dtype {entry['dtype']} --shape {shape}"
+    shape = ",".join(map(str, entry["shape"])) or "scalar"
+    return shlex.join([PROG, "compare", npu, golden, "--dtype", entry["dtype"], "--shape", shape])
 
 
 def cmd_compare(args) -> int:
@@ -309,6 +362,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _error(str(e))
     except KeyboardInterrupt:
         _error("interrupted")
+    except MemoryError:  # not a bug of this tool: the problem is larger than the memory at hand
+        _error("not enough memory for this command (smaller shapes, or a machine with more memory)")
     except Exception as e:  # never a traceback: a bug of this tool, reported on one line
         if os.environ.get("ACLNN_BCE_TRACEBACK"):
             raise

@@ -28,6 +28,7 @@ __all__ = [
     "GoldenError",
     "compute_golden",
     "generate_inputs",
+    "case_bytes",
     "output_names",
     "compare",
     "CompareResult",
@@ -170,6 +171,33 @@ def generate_inputs(op: str, shape: Sequence[int], dtype: str = "float32", seed:
         g_shape = shape if reduction == "none" and op != "fused" else ()
         case["grad_output"] = rng.uniform(0.5, 1.5, g_shape) * rng.choice([-1.0, 1.0], g_shape)
     return {k: np.asarray(v).astype(dt) for k, v in case.items()}
+
+
+def case_bytes(op: str, shape: Sequence[int], dtype: str = "float32", reduction: str = "mean",
+               with_weight: bool = False, with_pos_weight: bool = False,
+               with_grad_output: bool = False) -> Optional[int]:
+    """About the most bytes that :func:`generate_inputs` and then :func:`compute_golden` (float64)
+    hold at once for this case: each input of input's shape (and pos_weight) in float64 and in
+    ``dtype``, each output of input's shape in float64 and in ``dtype``, and one file's bytes. None when the shape
+    is one that no numpy array can have (its bytes do not fit in 64 bits)."""
+    _check_op(op)
+    itemsize = dtype_from_name(dtype).itemsize
+    elements = 1
+    for d in shape:
+        if d < 0 or d >= 2**63:
+            return None
+        elements *= d
+    nonzero = 8
+    for d in shape:
+        nonzero *= max(d, 1)
+    if nonzero >= 2**63:
+        return None
+    full_inputs = 2 + int(with_weight) + int(op in ("backward", "target-backward") and reduction == "none")
+    full_outputs = {"forward": int(reduction == "none"), "backward": 1, "target-backward": 1,
+                    "fused": 1 + int(reduction == "none")}[op]
+    per_element = (full_inputs + full_outputs) * (8 + itemsize) + itemsize
+    pos_weight = shape[-1] if with_pos_weight and shape else 0  # [C]; the 0-dim ones are not counted
+    return elements * per_element + pos_weight * (8 + itemsize)
 
 
 def default_floor(golden: np.ndarray, output_dtype: np.dtype) -> float:

@@ -53,6 +53,8 @@ __all__ = [
     "dumps_npy",
     "write_npy",
     "write_bin",
+    "dumps_bin",
+    "write_files",
 ]
 
 MAGIC = b"\x93NUMPY"
@@ -330,20 +332,65 @@ def dumps_npy(arr: np.ndarray) -> bytes:
     return prefix + header.encode("latin1") + _le_contiguous(arr).tobytes()
 
 
+def dumps_bin(arr: np.ndarray) -> bytes:
+    """The bytes of a raw file of ``arr``: its values alone, little-endian, C order."""
+    return _le_contiguous(np.asarray(arr)).tobytes()
+
+
 def write_npy(path: str, arr: np.ndarray) -> None:
     """Writes ``arr`` as a .npy file (see :func:`dumps_npy`)."""
-    data = dumps_npy(arr)
-    _write(path, data)
+    write_files([(path, dumps_npy(arr))])
 
 
 def write_bin(path: str, arr: np.ndarray) -> None:
     """Writes ``arr``'s values alone: little-endian, C order, as ``fwrite`` of the buffer would."""
-    _write(path, _le_contiguous(np.asarray(arr)).tobytes())
+    write_files([(path, dumps_bin(arr))])
 
 
-def _write(path: str, data: bytes) -> None:
+def write_files(files: Sequence[Tuple[str, Any]]) -> None:
+    """Writes every ``(path, data)`` or none of them (``data``: bytes, or a function of no
+    arguments returning them, called when that file is written, so that one file's bytes at a
+    time are held). Each goes to a new temporary file in its destination's folder, and only when
+    all are written are they renamed over their paths (a rename within one file system replaces
+    the file at once). A failure removes the temporaries and raises NpyError naming the path,
+    leaving every destination as it was."""
+    temps: list = []
     try:
-        with open(path, "wb") as f:
-            f.write(data)
-    except OSError as e:
-        raise NpyError(f"{path}: cannot write: {_oserror(e)}") from None
+        for path, data in files:
+            temps.append((_write_temporary(path, data() if callable(data) else data), path))
+        for _, path in temps:  # what a rename would fail on, before any rename
+            if os.path.isdir(path):
+                raise NpyError(f"{path}: cannot write: Is a directory")
+        for temp, path in temps:
+            try:
+                os.replace(temp, path)
+            except OSError as e:
+                raise NpyError(f"{path}: cannot write: {_oserror(e)}") from None
+    finally:
+        for temp, _ in temps:
+            if os.path.lexists(temp):
+                try:
+                    os.unlink(temp)
+                except OSError:
+                    pass
+
+
+def _write_temporary(path: str, data: bytes) -> str:
+    """A new file beside ``path`` (a hidden name of its own) holding ``data``; its name."""
+    folder, name = os.path.split(path)
+    for _ in range(100):  # a name another writer took: try another
+        temp = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for open()
+        except FileExistsError:
+            continue
+        except OSError as e:
+            raise NpyError(f"{path}: cannot write: {_oserror(e)}") from None
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+        except OSError as e:
+            os.unlink(temp)
+            raise NpyError(f"{path}: cannot write: {_oserror(e)}") from None
+        return temp
+    raise NpyError(f"{path}: cannot write: no free temporary name beside it")

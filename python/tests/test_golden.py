@@ -7,6 +7,7 @@ inputs are random and nonzero (never all-zero data)."""
 import io
 import os
 import pickle
+import shlex
 import struct
 import subprocess
 import sys
@@ -585,6 +586,117 @@ def test_python_m_aclnn_bce_subprocess(tmp_path, rng):
     p = subprocess.run(cmd[:-1] + [str(tmp_path / "missing.npy")], capture_output=True, text=True, env=env,
                        timeout=120)
     assert p.returncode == 2 and "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- commands as a shell runs them
+
+@pytest.fixture(scope="module")
+def bash(tmp_path_factory):
+    """bash(script, cwd): runs ``script`` with bash, ``aclnn-bce`` on the PATH (this interpreter's
+    package): the commands as a user types them."""
+    bin_dir = tmp_path_factory.mktemp("bin")
+    shim = bin_dir / "aclnn-bce"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m aclnn_bce "$@"\n')
+    shim.chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", PYTHONIOENCODING="utf-8")
+
+    def run_bash(script, cwd):
+        return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+
+    return run_bash
+
+
+def files_under(path):
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+
+
+@pytest.mark.parametrize("op,reduction", [("forward", "mean"), ("fused", "sum"), ("backward", "none")])
+def test_gen_check_commands_run_in_bash_as_printed(bash, tmp_path, op, reduction):
+    """The compare commands that gen prints ("check:") and stores in case.json run in bash as they
+    are: the outdir quoted (a space and a quote in it), a 0-dim golden's shape spelled 'scalar'."""
+    outdir = "case a'b"
+    p = bash(f"aclnn-bce gen --op {op} --reduction {reduction} --shape 3,4 --outdir \"{outdir}\"",
+             cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    printed = [line.split("check: ", 1)[1] for line in p.stdout.splitlines() if "check: " in line]
+    import json
+    stored = json.loads((tmp_path / outdir / "case.json").read_text())["compare"]
+    assert printed == stored and len(printed) == len(G.output_names(op))
+    if reduction != "none" and op != "backward":
+        assert any("--shape scalar" in c for c in printed), printed
+    for command in printed:
+        npu, golden = shlex.split(command)[2:4]  # the words bash sees
+        assert golden.startswith(outdir + "/")
+        (tmp_path / npu).write_bytes((tmp_path / golden).read_bytes())  # the NPU's output: the golden's bytes
+        p = bash(command, cwd=tmp_path)
+        assert p.returncode == 0 and "PASS" in p.stdout, (command, p.stdout, p.stderr)
+
+
+@pytest.mark.parametrize("spelling", ["scalar", "''", "'()'"])
+def test_a_zero_dim_shape_spelled_for_the_shell_is_accepted(bash, tmp_path, rng, spelling):
+    gold = np.asarray(rng.uniform(0.5, 1.5), np.float32)
+    gold.tofile(tmp_path / "g.bin")
+    gold.tofile(tmp_path / "o.bin")
+    p = bash(f"aclnn-bce compare o.bin g.bin --dtype float32 --shape {spelling}", cwd=tmp_path)
+    assert p.returncode == 0 and "shape ()" in p.stdout, (p.stdout, p.stderr)
+
+
+def test_a_failing_golden_leaves_no_file_behind(bash, tmp_path, rng):
+    """golden --out first.bin --out missing_dir/second.bin: exit 2, and first.bin is not written
+    (nor any temporary); an existing output keeps its bytes."""
+    x, y, *_ = make_case(rng, (3, 4))
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    before = files_under(tmp_path)
+    cmd = "aclnn-bce golden --op forward --input x.npy --target y.npy --out first.bin --out missing_dir/second.bin"
+    p = bash(cmd, cwd=tmp_path)
+    assert p.returncode == 2 and "missing_dir/second.bin" in p.stderr and "internal error" not in p.stderr, p.stderr
+    assert files_under(tmp_path) == before
+    (tmp_path / "first.bin").write_bytes(b"kept")
+    (tmp_path / "a_dir.npy").mkdir()
+    p = bash(cmd.replace("missing_dir/second.bin", "a_dir.npy"), cwd=tmp_path)
+    assert p.returncode == 2 and "a_dir.npy" in p.stderr, p.stderr
+    assert (tmp_path / "first.bin").read_bytes() == b"kept"
+    assert files_under(tmp_path) == sorted(before + ["a_dir.npy", "first.bin"])
+
+
+def test_a_failing_gen_leaves_no_file_behind(bash, tmp_path):
+    """gen writes every file or none: a case.json it cannot write (a directory of that name)
+    leaves the outdir as it was; an outdir it made itself goes too."""
+    (tmp_path / "case" / "case.json").mkdir(parents=True)
+    p = bash("aclnn-bce gen --op fused --shape 4,5 --outdir case", cwd=tmp_path)
+    assert p.returncode == 2 and "case.json" in p.stderr, p.stderr
+    assert files_under(tmp_path / "case") == ["case.json"]
+    p = bash("aclnn-bce gen --op fused --shape 4,5 --outdir new/case --format bin", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    (tmp_path / "new" / "case" / "golden_loss.bin").unlink()
+    (tmp_path / "new" / "case" / "golden_loss.bin").mkdir()  # a rename onto it fails after the others
+    p = bash("aclnn-bce gen --op fused --shape 4,5 --outdir new/case --format bin --seed 3", cwd=tmp_path)
+    assert p.returncode == 2 and "golden_loss.bin" in p.stderr
+    assert not any(name.endswith(".tmp") for name in files_under(tmp_path))
+
+
+@pytest.mark.parametrize("shape,words", [
+    ("1000000,1000000", ["1000000,1000000", "1000000000000 elements", "GiB"]),
+    ("99999999999999999999,99999999999", ["99999999999999999999,99999999999", "too large"]),
+])
+def test_impossible_sizes_are_usage_errors_with_the_numbers(bash, tmp_path, shape, words):
+    p = bash(f"aclnn-bce gen --op forward --shape {shape} --outdir case", cwd=tmp_path)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("aclnn-bce: error: --shape ") and "internal error" not in p.stderr
+    for word in words:
+        assert word in p.stderr, (word, p.stderr)
+    assert not (tmp_path / "case").exists()
+
+
+def test_case_bytes_counts_every_array_of_the_case():
+    # forward none, fp32, weight and pos_weight[C]: input, target, weight, loss in float64 and
+    # float32, one file's bytes; pos_weight [C] both ways.
+    assert G.case_bytes("forward", (10, 4), "float32", "none", True, True) == 40 * (4 * 12 + 4) + 4 * 12
+    assert G.case_bytes("forward", (10, 4), "float32", "mean") == 40 * (2 * 12 + 4)
+    assert G.case_bytes("fused", (10, 4), "float16", "none") == 40 * (4 * 10 + 2)
+    assert G.case_bytes("forward", (2**62, 4), "float32") is None
 
 
 # ---------------------------------------------------------------- the .npy reader and writer
