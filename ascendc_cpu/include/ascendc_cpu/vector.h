@@ -1,0 +1,448 @@
+// The vector instructions ("tensor前n个数据计算" forms: the first `count` elements), with the data
+// types Atlas A2 supports for each. An instruction A2 lacks for a type is reported (unsupported)
+// and not executed. Arithmetic: see README "Numbers".
+#ifndef ASCENDC_CPU_VECTOR_H
+#define ASCENDC_CPU_VECTOR_H
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+#include "ascendc_cpu/number_formats.h"
+#include "ascendc_cpu/runtime.h"
+#include "ascendc_cpu/tensor.h"
+
+namespace AscendC {
+namespace detail {
+
+template <typename T, typename... Ts>
+constexpr bool kOneOf = (std::is_same<T, Ts>::value || ...);
+
+template <typename T>
+constexpr bool kScalarLike = std::is_arithmetic<T>::value || std::is_same<T, half>::value ||
+                             std::is_same<T, bfloat16_t>::value;
+
+/// How the vector unit computes in element type T: values are widened (exactly) to `Wide`, the
+/// operation is done there, and the result is rounded to T once (nearest even for half).
+template <typename T>
+struct Lane {
+    using Wide = T;
+    static Wide Load(T v) { return v; }
+    static T Store(Wide w) { return w; }
+};
+template <>
+struct Lane<half> {
+    using Wide = double;  // +,-,*,/ of two halves are exact or correctly rounded in double
+    static Wide Load(half v) { return static_cast<float>(v); }
+    static half Store(Wide w) { return half(w); }
+};
+template <>
+struct Lane<int16_t> {
+    using Wide = int32_t;
+    static Wide Load(int16_t v) { return v; }
+    static int16_t Store(Wide w) { return static_cast<int16_t>(static_cast<uint16_t>(static_cast<uint32_t>(w))); }
+};
+template <>
+struct Lane<int32_t> {
+    using Wide = int64_t;
+    static Wide Load(int32_t v) { return v; }
+    static int32_t Store(Wide w) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(w))); }
+};
+
+template <typename W>
+inline bool IsNan(W v)
+{
+    if constexpr (std::is_floating_point<W>::value) {
+        return v != v;
+    } else {
+        return false;
+    }
+}
+
+template <typename T>
+inline const char* TypeName()
+{
+    if constexpr (std::is_same<T, float>::value) {
+        return "float";
+    } else if constexpr (std::is_same<T, half>::value) {
+        return "half";
+    } else if constexpr (std::is_same<T, bfloat16_t>::value) {
+        return "bfloat16_t";
+    } else if constexpr (std::is_same<T, int32_t>::value) {
+        return "int32_t";
+    } else if constexpr (std::is_same<T, uint32_t>::value) {
+        return "uint32_t";
+    } else if constexpr (std::is_same<T, int16_t>::value) {
+        return "int16_t";
+    } else if constexpr (std::is_same<T, uint16_t>::value) {
+        return "uint16_t";
+    } else if constexpr (std::is_same<T, int8_t>::value) {
+        return "int8_t";
+    } else if constexpr (std::is_same<T, uint8_t>::value) {
+        return "uint8_t";
+    } else if constexpr (std::is_same<T, int64_t>::value) {
+        return "int64_t";
+    } else if constexpr (std::is_same<T, uint64_t>::value) {
+        return "uint64_t";
+    } else if constexpr (std::is_same<T, double>::value) {
+        return "double";
+    } else {
+        return "this type";
+    }
+}
+
+/// dst[i] = f(src[i]...) for i < count, as one vector instruction.
+template <typename D, typename F, typename... S, size_t... I>
+inline void ElementwiseImpl(const char* api, const LocalTensor<D>& dst, uint64_t count, F&& f,
+                            std::index_sequence<I...>, const LocalTensor<S>&... srcs)
+{
+    namespace rt = ::ascendc_cpu::rt;
+    rt::VectorOp op(api);
+    uint8_t* out = op.Write(dst.UbView(), count * sizeof(D), sizeof(D));
+    // One extra slot keeps the arrays non-empty for instructions without sources (Duplicate).
+    const uint8_t* in[sizeof...(S) + 1] = {op.Read(srcs.UbView(), count * sizeof(S), sizeof(S))..., nullptr};
+    if (!op.Issue()) {
+        return;
+    }
+    if (op.Tracking()) {
+        const uint8_t* shadows[sizeof...(S) + 1] = {op.Shadow(in[I])..., nullptr};
+        const uint32_t sizes[sizeof...(S) + 1] = {static_cast<uint32_t>(sizeof(S))..., 0};
+        rt::ShadowElementwise(op.Shadow(out), sizeof(D), shadows, sizes, sizeof...(S), count);
+    }
+    D* d = reinterpret_cast<D*>(out);
+    for (uint64_t i = 0; i < count; ++i) {
+        d[i] = f(reinterpret_cast<const S*>(in[I])[i]...);
+    }
+}
+
+template <typename D, typename F, typename... S>
+inline void Elementwise(const char* api, bool supported, const LocalTensor<D>& dst, uint64_t count, F&& f,
+                        const LocalTensor<S>&... srcs)
+{
+    if (count == 0) {
+        return;  // a count of 0 is a NOP
+    }
+    if (!supported) {
+        ::ascendc_cpu::rt::ReportUnsupportedType(api, TypeName<D>());
+        return;
+    }
+    ElementwiseImpl(api, dst, count, std::forward<F>(f), std::index_sequence_for<S...>{}, srcs...);
+}
+
+template <typename T>
+constexpr bool kArithmeticType = kOneOf<T, int16_t, half, int32_t, float>;
+template <typename T>
+constexpr bool kFloatType = kOneOf<T, half, float>;
+
+template <typename T, typename Op>
+inline void Binary(const char* api, bool supported, const LocalTensor<T>& dst, const LocalTensor<T>& a,
+                   const LocalTensor<T>& b, uint64_t count, Op op)
+{
+    using L = Lane<T>;
+    Elementwise(
+        api, supported, dst, count, [op](T x, T y) { return L::Store(op(L::Load(x), L::Load(y))); }, a, b);
+}
+
+template <typename T, typename Op>
+inline void Unary(const char* api, bool supported, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                  uint64_t count, Op op)
+{
+    using L = Lane<T>;
+    Elementwise(
+        api, supported, dst, count, [op](T x) { return L::Store(op(L::Load(x))); }, src);
+}
+
+template <typename W>
+inline W MaxOf(W a, W b)
+{
+    if (IsNan(a) || IsNan(b)) {
+        return IsNan(a) ? a : b;
+    }
+    return a > b ? a : b;
+}
+
+template <typename W>
+inline W MinOf(W a, W b)
+{
+    if (IsNan(a) || IsNan(b)) {
+        return IsNan(a) ? a : b;
+    }
+    return a < b ? a : b;
+}
+
+/// Transcendental functions are computed in float with the host's libm (README, "Numbers").
+template <typename W, typename F>
+inline W ViaFloat(W x, F f)
+{
+    return static_cast<W>(f(static_cast<float>(x)));
+}
+
+}  // namespace detail
+
+// --- two tensors ------------------------------------------------------------------------------------
+template <typename T>
+inline void Add(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    detail::Binary("Add", detail::kArithmeticType<T>, dst, src0, src1, count, [](auto a, auto b) { return a + b; });
+}
+template <typename T>
+inline void Sub(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    detail::Binary("Sub", detail::kArithmeticType<T>, dst, src0, src1, count, [](auto a, auto b) { return a - b; });
+}
+template <typename T>
+inline void Mul(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    detail::Binary("Mul", detail::kArithmeticType<T>, dst, src0, src1, count, [](auto a, auto b) { return a * b; });
+}
+template <typename T>
+inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    detail::Binary("Div", detail::kFloatType<T>, dst, src0, src1, count, [](auto a, auto b) { return a / b; });
+}
+template <typename T>
+inline void Max(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    detail::Binary("Max", detail::kArithmeticType<T>, dst, src0, src1, count,
+                   [](auto a, auto b) { return detail::MaxOf(a, b); });
+}
+template <typename T>
+inline void Min(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    detail::Binary("Min", detail::kArithmeticType<T>, dst, src0, src1, count,
+                   [](auto a, auto b) { return detail::MinOf(a, b); });
+}
+
+// --- a tensor and a scalar ----------------------------------------------------------------------------
+template <typename T, typename S, typename = std::enable_if_t<detail::kScalarLike<S>>>
+inline void Adds(const LocalTensor<T>& dst, const LocalTensor<T>& src, const S& scalarValue, const int32_t& count)
+{
+    const auto s = detail::Lane<T>::Load(static_cast<T>(scalarValue));
+    detail::Unary("Adds", detail::kArithmeticType<T>, dst, src, count, [s](auto a) { return a + s; });
+}
+template <typename T, typename S, typename = std::enable_if_t<detail::kScalarLike<S>>>
+inline void Muls(const LocalTensor<T>& dst, const LocalTensor<T>& src, const S& scalarValue, const int32_t& count)
+{
+    const auto s = detail::Lane<T>::Load(static_cast<T>(scalarValue));
+    detail::Unary("Muls", detail::kArithmeticType<T>, dst, src, count, [s](auto a) { return a * s; });
+}
+template <typename T, typename S, typename = std::enable_if_t<detail::kScalarLike<S>>>
+inline void Maxs(const LocalTensor<T>& dst, const LocalTensor<T>& src, const S& scalarValue, const int32_t& count)
+{
+    const auto s = detail::Lane<T>::Load(static_cast<T>(scalarValue));
+    detail::Unary("Maxs", detail::kArithmeticType<T>, dst, src, count, [s](auto a) { return detail::MaxOf(a, s); });
+}
+template <typename T, typename S, typename = std::enable_if_t<detail::kScalarLike<S>>>
+inline void Mins(const LocalTensor<T>& dst, const LocalTensor<T>& src, const S& scalarValue, const int32_t& count)
+{
+    const auto s = detail::Lane<T>::Load(static_cast<T>(scalarValue));
+    detail::Unary("Mins", detail::kArithmeticType<T>, dst, src, count, [s](auto a) { return detail::MinOf(a, s); });
+}
+
+// --- one tensor -------------------------------------------------------------------------------------------
+template <typename T>
+inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    detail::Unary("Exp", detail::kFloatType<T>, dst, src, count,
+                  [](auto a) { return detail::ViaFloat(a, [](float x) { return std::exp(x); }); });
+}
+template <typename T>
+inline void Ln(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    detail::Unary("Ln", detail::kFloatType<T>, dst, src, count,
+                  [](auto a) { return detail::ViaFloat(a, [](float x) { return std::log(x); }); });
+}
+template <typename T>
+inline void Sqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    detail::Unary("Sqrt", detail::kFloatType<T>, dst, src, count, [](auto a) { return std::sqrt(a); });
+}
+template <typename T>
+inline void Rsqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    detail::Unary("Rsqrt", detail::kFloatType<T>, dst, src, count,
+                  [](auto a) { return static_cast<decltype(a)>(1) / std::sqrt(a); });
+}
+template <typename T>
+inline void Reciprocal(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    detail::Unary("Reciprocal", detail::kFloatType<T>, dst, src, count,
+                  [](auto a) { return static_cast<decltype(a)>(1) / a; });
+}
+template <typename T>
+inline void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    detail::Unary("Abs", detail::kFloatType<T>, dst, src, count, [](auto a) { return std::fabs(a); });
+}
+template <typename T>
+inline void Relu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    detail::Unary("Relu", detail::kOneOf<T, half, int32_t, float>, dst, src, count, [](auto a) {
+        using W = decltype(a);
+        return detail::IsNan(a) ? a : (a > static_cast<W>(0) ? a : static_cast<W>(0));
+    });
+}
+
+// --- fill -------------------------------------------------------------------------------------------------
+template <typename T, typename S, typename = std::enable_if_t<detail::kScalarLike<S>>>
+inline void Duplicate(const LocalTensor<T>& dst, const S& scalarValue, const int32_t& count)
+{
+    const T value = static_cast<T>(scalarValue);
+    detail::Elementwise("Duplicate", detail::kOneOf<T, int16_t, uint16_t, half, bfloat16_t, int32_t, uint32_t, float>,
+                        dst, count, [value]() { return value; });
+}
+
+// --- Cast -------------------------------------------------------------------------------------------------
+namespace detail {
+
+constexpr unsigned kModeNone = 1u << static_cast<unsigned>(RoundMode::CAST_NONE);
+constexpr unsigned kModesRounding = (1u << static_cast<unsigned>(RoundMode::CAST_RINT)) |
+                                    (1u << static_cast<unsigned>(RoundMode::CAST_FLOOR)) |
+                                    (1u << static_cast<unsigned>(RoundMode::CAST_CEIL)) |
+                                    (1u << static_cast<unsigned>(RoundMode::CAST_ROUND)) |
+                                    (1u << static_cast<unsigned>(RoundMode::CAST_TRUNC));
+constexpr unsigned kModeOdd = 1u << static_cast<unsigned>(RoundMode::CAST_ODD);
+
+/// The round modes Atlas A2's Cast accepts for dst type D from src type S (the AscendC Cast
+/// documentation's table for Atlas A2); 0 if A2 has no such conversion.
+template <typename D, typename S>
+constexpr unsigned CastModes()
+{
+    if constexpr (std::is_same<S, half>::value) {
+        if constexpr (std::is_same<D, float>::value) return kModeNone;
+        if constexpr (kOneOf<D, int8_t, uint8_t>) return kModesRounding | kModeNone;
+        if constexpr (kOneOf<D, int16_t, int32_t>) return kModesRounding;
+    } else if constexpr (std::is_same<S, bfloat16_t>::value) {
+        if constexpr (std::is_same<D, float>::value) return kModeNone;
+        if constexpr (std::is_same<D, int32_t>::value) return kModesRounding;
+    } else if constexpr (std::is_same<S, float>::value) {
+        if constexpr (std::is_same<D, half>::value) return kModesRounding | kModeOdd | kModeNone;
+        if constexpr (kOneOf<D, bfloat16_t, float, int16_t, int32_t, int64_t>) return kModesRounding;
+    } else if constexpr (std::is_same<S, int32_t>::value) {
+        if constexpr (std::is_same<D, float>::value) return kModesRounding | kModeNone;
+        if constexpr (kOneOf<D, int16_t, int64_t>) return kModeNone;
+    } else if constexpr (std::is_same<S, int16_t>::value) {
+        if constexpr (std::is_same<D, half>::value) return kModesRounding | kModeNone;
+        if constexpr (std::is_same<D, float>::value) return kModeNone;
+    } else if constexpr (kOneOf<S, int8_t, uint8_t>) {
+        if constexpr (std::is_same<D, half>::value) return kModeNone;
+    } else if constexpr (std::is_same<S, int64_t>::value) {
+        if constexpr (std::is_same<D, int32_t>::value) return kModeNone;
+        if constexpr (std::is_same<D, float>::value) return kModesRounding;
+    }
+    return 0;
+}
+
+inline ::ascendc_cpu::numbers::Rounding RoundingOf(RoundMode mode)
+{
+    using ::ascendc_cpu::numbers::Rounding;
+    switch (mode) {
+        case RoundMode::CAST_FLOOR: return Rounding::kFloor;
+        case RoundMode::CAST_CEIL: return Rounding::kCeil;
+        case RoundMode::CAST_ROUND: return Rounding::kNearestAway;
+        case RoundMode::CAST_TRUNC: return Rounding::kTowardZero;
+        case RoundMode::CAST_ODD: return Rounding::kOdd;
+        default: return Rounding::kNearestEven;  // CAST_RINT, and CAST_NONE where precision is lost
+    }
+}
+
+template <typename S>
+inline ::ascendc_cpu::numbers::Decomposed DecomposeValue(S v)
+{
+    if constexpr (std::is_same<S, half>::value || std::is_same<S, bfloat16_t>::value) {
+        return ::ascendc_cpu::numbers::Decompose(static_cast<float>(v));
+    } else {
+        return ::ascendc_cpu::numbers::DecomposeArithmetic(v);
+    }
+}
+
+/// Converts one value in rounding mode `r`; integer results saturate, NaN becomes 0.
+template <typename D, typename S>
+inline D Convert(S v, ::ascendc_cpu::numbers::Rounding r)
+{
+    namespace nf = ::ascendc_cpu::numbers;
+    if constexpr (std::is_same<D, half>::value) {
+        return half::FromBits(static_cast<uint16_t>(nf::RoundToFormat<10, 5>(DecomposeValue(v), r)));
+    } else if constexpr (std::is_same<D, bfloat16_t>::value) {
+        return bfloat16_t::FromBits(static_cast<uint16_t>(nf::RoundToFormat<7, 8>(DecomposeValue(v), r)));
+    } else if constexpr (std::is_same<D, float>::value && std::is_same<S, float>::value) {
+        // float -> float rounds to an integral value.
+        switch (r) {
+            case nf::Rounding::kFloor: return std::floor(v);
+            case nf::Rounding::kCeil: return std::ceil(v);
+            case nf::Rounding::kNearestAway: return std::round(v);
+            case nf::Rounding::kTowardZero: return std::trunc(v);
+            default: return std::nearbyint(v);
+        }
+    } else if constexpr (std::is_same<D, float>::value) {
+        const uint32_t bits = static_cast<uint32_t>(nf::RoundToFormat<23, 8>(DecomposeValue(v), r));
+        float out;
+        std::memcpy(&out, &bits, sizeof(out));
+        return out;
+    } else if constexpr (std::is_integral<S>::value) {
+        using Limits = std::numeric_limits<D>;
+        if (static_cast<long double>(v) > static_cast<long double>(Limits::max())) return Limits::max();
+        if (static_cast<long double>(v) < static_cast<long double>(Limits::lowest())) return Limits::lowest();
+        return static_cast<D>(v);
+    } else {
+        const double x = static_cast<float>(v);
+        if (x != x) {
+            return 0;
+        }
+        double rounded;
+        switch (r) {
+            case nf::Rounding::kFloor: rounded = std::floor(x); break;
+            case nf::Rounding::kCeil: rounded = std::ceil(x); break;
+            case nf::Rounding::kNearestAway: rounded = std::round(x); break;
+            case nf::Rounding::kTowardZero: rounded = std::trunc(x); break;
+            default: rounded = std::nearbyint(x); break;
+        }
+        using Limits = std::numeric_limits<D>;
+        if (rounded >= static_cast<double>(Limits::max())) return Limits::max();
+        if (rounded <= static_cast<double>(Limits::lowest())) return Limits::lowest();
+        return static_cast<D>(rounded);
+    }
+}
+
+}  // namespace detail
+
+template <typename T, typename U>
+inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
+                 const uint32_t count)
+{
+    constexpr unsigned modes = detail::CastModes<T, U>();
+    if (count == 0) {
+        return;
+    }
+    const unsigned mode_index = static_cast<unsigned>(roundMode);
+    if (mode_index > static_cast<unsigned>(RoundMode::CAST_ODD) || (modes & (1u << mode_index)) == 0) {
+        ::ascendc_cpu::rt::ReportUnsupportedCast("Cast", detail::TypeName<U>(), detail::TypeName<T>(),
+                                                 static_cast<int>(roundMode), modes == 0);
+        return;
+    }
+    if constexpr (modes != 0) {
+        const auto r = detail::RoundingOf(roundMode);
+        if constexpr (std::is_same<T, float>::value && std::is_same<U, bfloat16_t>::value) {
+            detail::Elementwise("Cast", true, dst, count, [](bfloat16_t v) { return static_cast<float>(v); }, src);
+        } else if constexpr (std::is_same<T, float>::value && std::is_same<U, half>::value) {
+            detail::Elementwise("Cast", true, dst, count, [](half v) { return static_cast<float>(v); }, src);
+        } else if constexpr (std::is_same<T, bfloat16_t>::value && std::is_same<U, float>::value) {
+            if (roundMode == RoundMode::CAST_RINT) {
+                detail::Elementwise(
+                    "Cast", true, dst, count,
+                    [](float v) { return bfloat16_t::FromBits(::ascendc_cpu::numbers::Bfloat16Bits(v)); }, src);
+                return;
+            }
+            detail::Elementwise("Cast", true, dst, count, [r](U v) { return detail::Convert<T>(v, r); }, src);
+        } else {
+            detail::Elementwise("Cast", true, dst, count, [r](U v) { return detail::Convert<T>(v, r); }, src);
+        }
+    }
+}
+
+}  // namespace AscendC
+
+#endif  // ASCENDC_CPU_VECTOR_H

@@ -1,0 +1,192 @@
+// half and bfloat16_t: exact conversions in every rounding mode, specials, subnormals, saturation.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "gtest/gtest.h"
+#include "kernel_operator.h"
+
+namespace {
+
+using ascendc_cpu::numbers::Decompose;
+using ascendc_cpu::numbers::Rounding;
+using ascendc_cpu::numbers::RoundToFormat;
+
+uint16_t HalfIn(float value, Rounding mode)
+{
+    return static_cast<uint16_t>(RoundToFormat<10, 5>(Decompose(value), mode));
+}
+
+uint16_t Bf16In(float value, Rounding mode)
+{
+    return static_cast<uint16_t>(RoundToFormat<7, 8>(Decompose(value), mode));
+}
+
+float FromHalf(uint16_t bits)
+{
+    return static_cast<float>(half::FromBits(bits));
+}
+
+float FromBf16(uint16_t bits)
+{
+    return static_cast<float>(bfloat16_t::FromBits(bits));
+}
+
+uint32_t BitsOf(float value)
+{
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    return bits;
+}
+
+TEST(NumberFormats, HalfEncodesOneMaxAndSmallestSubnormal)
+{
+    EXPECT_EQ(half(1.0f).bits, 0x3c00);
+    EXPECT_EQ(half(65504.0f).bits, 0x7bff);
+    EXPECT_EQ(half(std::ldexp(1.0f, -24)).bits, 0x0001);
+    EXPECT_EQ(half(-std::ldexp(1.0f, -14)).bits, 0x8400);
+    EXPECT_EQ(half(-0.0f).bits, 0x8000);
+}
+
+TEST(NumberFormats, HalfKeepsInfinityAndNan)
+{
+    EXPECT_EQ(half(std::numeric_limits<float>::infinity()).bits, 0x7c00);
+    EXPECT_EQ(half(-std::numeric_limits<float>::infinity()).bits, 0xfc00);
+    const uint16_t nan = half(std::numeric_limits<float>::quiet_NaN()).bits;
+    EXPECT_EQ(nan & 0x7c00, 0x7c00);
+    EXPECT_NE(nan & 0x03ff, 0);
+    EXPECT_TRUE(std::isnan(FromHalf(0x7e00)));
+    EXPECT_TRUE(std::isinf(FromHalf(0xfc00)));
+}
+
+TEST(NumberFormats, FiniteOverflowSaturatesToTheLargestFiniteValue)
+{
+    EXPECT_EQ(half(65520.0f).bits, 0x7bff);  // would round to infinity in IEEE
+    EXPECT_EQ(half(-1.0e9f).bits, 0xfbff);
+    EXPECT_EQ(bfloat16_t(std::numeric_limits<float>::max()).bits, 0x7f7f);
+    EXPECT_EQ(ascendc_cpu::numbers::Bfloat16Bits(std::numeric_limits<float>::max()), 0x7f7f);
+}
+
+TEST(NumberFormats, HalfSubnormalTiesRoundToEven)
+{
+    EXPECT_EQ(half(std::ldexp(1.0f, -25)).bits, 0x0000);          // 0.5 ulp -> 0 (even)
+    EXPECT_EQ(half(3.0f * std::ldexp(1.0f, -25)).bits, 0x0002);   // 1.5 ulp -> 2 (even)
+    EXPECT_EQ(half(std::ldexp(1.0f, -25) * 1.0001f).bits, 0x0001);  // just above the tie
+}
+
+// The AscendC precision-conversion documentation's float -> half example: 0.5 + 2^-12.
+TEST(NumberFormats, FloatToHalfInEachRoundModeMatchesTheDocumentedExample)
+{
+    const float x = 0.5f + std::ldexp(1.0f, -12);
+    const float up = 0.5f + std::ldexp(1.0f, -11);
+    EXPECT_EQ(FromHalf(HalfIn(x, Rounding::kNearestEven)), 0.5f);
+    EXPECT_EQ(FromHalf(HalfIn(x, Rounding::kFloor)), 0.5f);
+    EXPECT_EQ(FromHalf(HalfIn(x, Rounding::kCeil)), up);
+    EXPECT_EQ(FromHalf(HalfIn(x, Rounding::kNearestAway)), up);
+    EXPECT_EQ(FromHalf(HalfIn(x, Rounding::kTowardZero)), 0.5f);
+    EXPECT_EQ(FromHalf(HalfIn(x, Rounding::kOdd)), up);
+}
+
+// ... and its float -> bfloat16_t example: 0.5 + 2^-9 + 2^-11.
+TEST(NumberFormats, FloatToBfloat16InEachRoundModeMatchesTheDocumentedExample)
+{
+    const float x = 0.5f + std::ldexp(1.0f, -9) + std::ldexp(1.0f, -11);
+    const float up = 0.5f + std::ldexp(1.0f, -8);
+    EXPECT_EQ(FromBf16(Bf16In(x, Rounding::kNearestEven)), up);
+    EXPECT_EQ(FromBf16(Bf16In(x, Rounding::kFloor)), 0.5f);
+    EXPECT_EQ(FromBf16(Bf16In(x, Rounding::kCeil)), up);
+    EXPECT_EQ(FromBf16(Bf16In(x, Rounding::kNearestAway)), up);
+    EXPECT_EQ(FromBf16(Bf16In(x, Rounding::kTowardZero)), 0.5f);
+}
+
+TEST(NumberFormats, DirectedModesFollowTheSign)
+{
+    const float x = -(1.0f + std::ldexp(1.0f, -12));
+    EXPECT_EQ(FromHalf(HalfIn(x, Rounding::kFloor)), -(1.0f + std::ldexp(1.0f, -10)));
+    EXPECT_EQ(FromHalf(HalfIn(x, Rounding::kCeil)), -1.0f);
+    EXPECT_EQ(FromHalf(HalfIn(x, Rounding::kTowardZero)), -1.0f);
+    EXPECT_EQ(FromHalf(HalfIn(-(1.0f + std::ldexp(1.0f, -11)), Rounding::kNearestAway)),
+              -(1.0f + std::ldexp(1.0f, -10)));
+    EXPECT_EQ(FromHalf(HalfIn(-(1.0f + std::ldexp(1.0f, -11)), Rounding::kNearestEven)), -1.0f);
+}
+
+TEST(NumberFormats, EveryHalfRoundTripsThroughFloat)
+{
+    for (uint32_t bits = 0; bits <= 0xffff; ++bits) {
+        const float value = FromHalf(static_cast<uint16_t>(bits));
+        if (std::isnan(value)) {
+            continue;
+        }
+        for (Rounding mode : {Rounding::kNearestEven, Rounding::kFloor, Rounding::kCeil, Rounding::kNearestAway,
+                              Rounding::kTowardZero, Rounding::kOdd}) {
+            ASSERT_EQ(HalfIn(value, mode), bits) << "bits " << bits;
+        }
+    }
+}
+
+TEST(NumberFormats, EveryBfloat16RoundTripsThroughFloat)
+{
+    for (uint32_t bits = 0; bits <= 0xffff; ++bits) {
+        const float value = FromBf16(static_cast<uint16_t>(bits));
+        if (std::isnan(value)) {
+            continue;
+        }
+        ASSERT_EQ(BitsOf(value) >> 16, bits);
+        ASSERT_EQ(Bf16In(value, Rounding::kTowardZero), bits);
+        ASSERT_EQ(ascendc_cpu::numbers::Bfloat16Bits(value), bits);
+    }
+}
+
+// Each mode brackets the exact value: floor <= x <= ceil, the nearest modes pick the closer one.
+TEST(NumberFormats, RandomFloatsRoundToTheNeighboursOfTheExactValue)
+{
+    std::mt19937 generator(7);
+    std::uniform_int_distribution<uint32_t> any_bits;
+    for (int i = 0; i < 200000; ++i) {
+        uint32_t bits = any_bits(generator);
+        bits = (bits & 0x8000ffffu) | (((bits >> 16) % 44 + 100) << 23);  // exponents around half's range
+        float x;
+        std::memcpy(&x, &bits, sizeof(x));
+        const double exact = x;
+        const double lo = FromHalf(HalfIn(x, Rounding::kFloor));
+        const double hi = FromHalf(HalfIn(x, Rounding::kCeil));
+        if (std::fabs(exact) > 65504.0) {
+            continue;  // saturates
+        }
+        ASSERT_LE(lo, exact);
+        ASSERT_GE(hi, exact);
+        const double nearest = FromHalf(HalfIn(x, Rounding::kNearestEven));
+        ASSERT_LE(std::fabs(nearest - exact), std::fabs((nearest == lo ? hi : lo) - exact));
+        const double toward_zero = FromHalf(HalfIn(x, Rounding::kTowardZero));
+        ASSERT_EQ(toward_zero, exact < 0 ? hi : lo);
+#if defined(__FLT16_MAX__) && defined(__x86_64__)
+        ASSERT_EQ(nearest, static_cast<double>(static_cast<_Float16>(x)));
+#endif
+        const uint32_t bf16_nearest = ascendc_cpu::numbers::Bfloat16Bits(x);
+        ASSERT_EQ(bf16_nearest, Bf16In(x, Rounding::kNearestEven));
+    }
+}
+
+TEST(NumberFormats, DoubleConvertsToHalfWithOneRounding)
+{
+    // 1 + 2^-11 + 2^-40 is just above a tie: rounding through float first would drop 2^-40 and
+    // then round the tie to even (1.0); one rounding gives 1 + 2^-10.
+    const double x = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
+    EXPECT_EQ(half(x).bits, 0x3c01);
+}
+
+TEST(NumberFormats, ScalarArithmeticRoundsOnStore)
+{
+    half a = 1.0f;
+    a += std::ldexp(1.0f, -12);
+    EXPECT_EQ(a.bits, 0x3c00);
+    bfloat16_t b = 3.0f;
+    const float product = b * 2.0f;
+    EXPECT_EQ(product, 6.0f);
+    EXPECT_EQ(bfloat16_t(half(1.5f)).bits, 0x3fc0);
+    EXPECT_EQ(half(bfloat16_t(-2.0f)).bits, 0xc000);
+}
+
+}  // namespace
