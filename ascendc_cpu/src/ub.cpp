@@ -301,7 +301,7 @@ int32_t QueueInit(int32_t pipe, AscendC::TPosition src, AscendC::TPosition dst, 
         return -1;
     }
     PipeState* state = LivePipe(*core, pipe, api);
-    if (state == nullptr || !CheckArgument(api, "num", num, 1, kMaxPipeBuffers) ||
+    if (state == nullptr || !CheckArgument(api, "num", num, 1, 255) ||
         !CheckArgument(api, "len", len, 1, kUbBackingBytes)) {
         return -1;
     }

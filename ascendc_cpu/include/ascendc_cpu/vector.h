@@ -104,6 +104,7 @@ inline void ElementwiseImpl(const char* api, const LocalTensor<D>& dst, uint64_t
     uint8_t* out = op.Write(dst.UbView(), count * sizeof(D), sizeof(D));
     // One extra slot keeps the arrays non-empty for instructions without sources (Duplicate).
     const uint8_t* in[sizeof...(S) + 1] = {op.Read(srcs.UbView(), count * sizeof(S), sizeof(S))..., nullptr};
+    (void)in;  // unused by instructions without sources
     if (!op.Issue()) {
         return;
     }
