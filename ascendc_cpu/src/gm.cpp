@@ -265,6 +265,24 @@ void* GmScalarReference(const char* api, const GmRef& ref, uint64_t byte_offset,
     return ref.buffer->base + range.begin;
 }
 
+void GmFill(const char* api, const GmRef& ref, uint64_t bytes, const void* element, uint32_t element_bytes)
+{
+    Core* core = CoreOrReport(api);
+    Range range;
+    if (core == nullptr || bytes == 0 ||
+        !ScalarRange(*core, api, ref, 0, static_cast<uint32_t>(std::min<uint64_t>(bytes, UINT32_MAX)), true, &range)) {
+        return;
+    }
+    ScalarWaitGm(*core, ref.buffer, range, true);
+    uint8_t* p = ref.buffer->base + range.begin;
+    for (uint64_t i = 0; i < range.end - range.begin; ++i) {
+        p[i] = static_cast<const uint8_t*>(element)[i % element_bytes];
+    }
+    if (core->launch->checks) {
+        RecordGm(*core, ref.buffer, range, true, false);
+    }
+}
+
 void LoadTiling(void* out, size_t bytes, const void* tiling, const char* api)
 {
     std::memset(out, kPoisonByte, bytes);

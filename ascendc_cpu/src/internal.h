@@ -263,6 +263,8 @@ uint8_t* ResolveUb(Core& core, const char* api, const UbRef& ref, uint64_t bytes
                    uint32_t alignment);
 
 // launch.cpp
+/// Thrown by Trap() to end the kernel on its core.
+struct CoreStopped {};
 /// The core running on this thread, or null after reporting that `api` ran outside a kernel.
 Core* CoreOrReport(const char* api);
 void ReportFor(Core* core, Check check, Severity severity, const char* api, const std::string& detail,

@@ -183,7 +183,11 @@ void RunCoreThread(LaunchRun* run, int64_t index)
         launch.wake.wait(lock, [&] { return !Sequential(launch) || launch.running == index; });
         launch.status[static_cast<size_t>(index)] = CoreStatus::kRunning;
     }
-    run->body(run->context);
+    try {
+        run->body(run->context);
+    } catch (const CoreStopped&) {
+        // Trap(): the core ends; what it issued still lands.
+    }
     FinishCoreSync(*core);
     {
         std::unique_lock<std::mutex> lock(launch.mutex);
@@ -321,6 +325,12 @@ void NoteKernelType(int type)
         Report(Check::kUnsupported, Severity::kError, "KERNEL_TASK_TYPE_DEFAULT",
                "KERNEL_TYPE_AIC_ONLY: the twin models the vector cores only", nullptr);
     }
+}
+
+void KernelTrap()
+{
+    Report(Check::kInvalidArgument, Severity::kError, "Trap", "the kernel trapped; this core stopped here", nullptr);
+    throw CoreStopped{};
 }
 
 void KernelAssert(bool condition, const char* text, const char* file, int line)

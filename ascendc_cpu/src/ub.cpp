@@ -612,7 +612,7 @@ uint8_t* VectorOp::Add(const UbRef& ref, uint64_t bytes, uint32_t element_bytes,
         return nullptr;
     }
     if (count_ < kMaxOperands) {
-        operands_[count_++] = Operand{ref, bytes, write};
+        operands_[count_++] = Operand{ref, bytes, element_bytes, write};
     }
     return p;
 }
@@ -651,7 +651,11 @@ bool VectorOp::Issue()
             for (int r = 0; r < count_; ++r) {
                 const Range src{operands_[r].ref.offset, operands_[r].ref.offset + operands_[r].bytes};
                 const bool same = dst.begin == src.begin && dst.end == src.end;
-                if (r != w && !same && dst.Overlaps(src)) {
+                // The documented rule (operands of one repeat overlap completely or not at all) is
+                // checked where source and destination elements have the same size; where they
+                // differ (Cast, Compare, Select's mask) a narrowing in place is common and allowed.
+                const bool comparable = operands_[r].element_bytes == operands_[w].element_bytes;
+                if (r != w && comparable && !same && dst.Overlaps(src)) {
                     Report(Check::kInvalidArgument, Severity::kError, api_,
                            "destination UB " + RangeText(dst.begin, dst.end) + " partially overlaps source " +
                                RangeText(src.begin, src.end) + " (operands may only overlap completely)",

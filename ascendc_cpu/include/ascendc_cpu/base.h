@@ -38,6 +38,17 @@
 #define GM_ADDR __gm__ uint8_t*
 #endif
 
+// Type names kernels use besides half and bfloat16_t (a -D of the same name wins).
+#ifndef float16_t
+using float16_t = half;
+#endif
+#ifndef float32_t
+using float32_t = float;
+#endif
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13 && defined(__x86_64__)
+using __bf16 = bfloat16_t;  // GCC 13 and clang know __bf16 themselves
+#endif
+
 /// The hardware pipes of an AI core (CCE's pipe_t; the twin models S, V, MTE2 and MTE3).
 enum pipe_t : uint8_t {
     PIPE_S = 0,

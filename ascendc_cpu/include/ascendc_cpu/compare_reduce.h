@@ -209,7 +209,7 @@ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0, cons
                      uint32_t count)
 {
     const auto s = detail::Lane<T>::Load(static_cast<T>(src1Scalar));
-    detail::CompareBits("Compares", dst, src0, nullptr, cmpMode, count, [s](const T*, uint64_t) { return s; });
+    detail::CompareBits("Compares", dst, src0, static_cast<const LocalTensor<T>*>(nullptr), cmpMode, count, [s](const T*, uint64_t) { return s; });
 }
 
 template <typename T, typename U, typename S, typename = std::enable_if_t<detail::kScalarLike<S>>>
@@ -217,7 +217,7 @@ inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
                           uint32_t count)
 {
     const auto s = detail::Lane<T>::Load(static_cast<T>(src1Scalar));
-    detail::CompareBits("CompareScalar", dst, src0, nullptr, cmpMode, count, [s](const T*, uint64_t) { return s; });
+    detail::CompareBits("CompareScalar", dst, src0, static_cast<const LocalTensor<T>*>(nullptr), cmpMode, count, [s](const T*, uint64_t) { return s; });
 }
 
 template <typename T, typename U>
@@ -232,7 +232,7 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, con
                    SELMODE selMode, uint32_t count)
 {
     const T value = static_cast<T>(src1);
-    detail::SelectBits(dst, selMask, src0, nullptr, selMode, count, [value](const T*, uint64_t) { return value; });
+    detail::SelectBits(dst, selMask, src0, static_cast<const LocalTensor<T>*>(nullptr), selMode, count, [value](const T*, uint64_t) { return value; });
 }
 
 template <typename T>

@@ -165,6 +165,7 @@ private:
     struct Operand {
         UbRef ref;
         uint64_t bytes;
+        uint32_t element_bytes;
         bool write;
     };
     uint8_t* Add(const UbRef& ref, uint64_t bytes, uint32_t element_bytes, uint32_t required_alignment, bool write);
@@ -248,6 +249,10 @@ void Launch(const char* kernel, int64_t block_dim, const char* arguments_text, c
 void SetTilingKey(uint64_t key);
 void SetKernelMode(KernelMode mode);
 void NoteKernelType(int type);
+/// Trap(): reports and ends the kernel on this core.
+[[noreturn]] void KernelTrap();
+/// InitGlobalMemory: fills `bytes` GM bytes with the element pattern, checked, at once.
+void GmFill(const char* api, const GmRef& ref, uint64_t bytes, const void* element, uint32_t element_bytes);
 void KernelAssert(bool condition, const char* text, const char* file, int line);
 
 }  // namespace rt

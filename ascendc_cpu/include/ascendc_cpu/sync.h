@@ -83,14 +83,42 @@ inline void SetAtomicNone()
     ::ascendc_cpu::rt::SetAtomic(0, 0, false);
 }
 
-template <typename T>
+enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+
+/// The scalar data cache is not modelled (scalar GM access is coherent here): a no-op.
+template <typename T, CacheLine entireType, DcciDst dcciDst>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&)
 {}
 
-template <typename T, typename... Rest>
-inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&, Rest...)
+template <typename T, CacheLine entireType>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&)
 {}
 
+/// Aborts the kernel on this core (the NPU traps); reported as an error.
+inline void Trap()
+{
+    ::ascendc_cpu::rt::KernelTrap();
+}
+
 }  // namespace AscendC
+
+/// CCE's event ids and raw synchronisation intrinsics, as kernels written against them use.
+enum event_t : uint8_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
+
+inline void pipe_barrier(pipe_t pipe)
+{
+    ::ascendc_cpu::rt::PipeBarrier(pipe);
+}
+
+inline void set_flag(pipe_t src, pipe_t dst, int32_t id)
+{
+    ::ascendc_cpu::rt::SetFlag(::AscendC::detail::EventOf(src, dst), id);
+}
+
+inline void wait_flag(pipe_t src, pipe_t dst, int32_t id)
+{
+    ::ascendc_cpu::rt::WaitFlag(::AscendC::detail::EventOf(src, dst), id);
+}
 
 #endif  // ASCENDC_CPU_SYNC_H

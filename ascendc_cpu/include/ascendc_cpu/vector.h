@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -442,6 +443,135 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
             detail::Elementwise("Cast", true, dst, count, [r](U v) { return detail::Convert<T>(v, r); }, src);
         }
     }
+}
+
+
+// --- bitwise (int16_t/uint16_t on A2) --------------------------------------------------------------------
+template <typename T>
+inline void And(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    detail::Elementwise(
+        "And", detail::kOneOf<T, int16_t, uint16_t>, dst, count,
+        [](T a, T b) { return static_cast<T>(a & b); }, src0, src1);
+}
+template <typename T>
+inline void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, const int32_t& count)
+{
+    detail::Elementwise(
+        "Or", detail::kOneOf<T, int16_t, uint16_t>, dst, count, [](T a, T b) { return static_cast<T>(a | b); },
+        src0, src1);
+}
+template <typename T>
+inline void Not(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
+{
+    detail::Elementwise(
+        "Not", detail::kOneOf<T, int16_t, uint16_t>, dst, count, [](T a) { return static_cast<T>(~a); }, src);
+}
+template <typename T, typename S, typename = std::enable_if_t<detail::kScalarLike<S>>>
+inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, const S& scalarValue, const int32_t& count)
+{
+    const uint32_t shift = static_cast<uint32_t>(scalarValue);
+    detail::Elementwise(
+        "ShiftLeft", detail::kOneOf<T, int16_t, uint16_t, int32_t, uint32_t>, dst, count,
+        [shift](T a) {
+            using U = std::make_unsigned_t<T>;
+            return static_cast<T>(shift >= sizeof(T) * 8 ? U(0) : static_cast<U>(static_cast<U>(a) << shift));
+        },
+        src);
+}
+template <typename T, typename S, typename = std::enable_if_t<detail::kScalarLike<S>>>
+inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src, const S& scalarValue, const int32_t& count,
+                       bool roundEn = false)
+{
+    (void)roundEn;
+    const uint32_t shift = static_cast<uint32_t>(scalarValue);
+    detail::Elementwise(
+        "ShiftRight", detail::kOneOf<T, int16_t, uint16_t, int32_t, uint32_t>, dst, count,
+        [shift](T a) {
+            if (shift >= sizeof(T) * 8) {
+                return static_cast<T>(a < 0 ? -1 : 0);
+            }
+            return static_cast<T>(a >> shift);  // arithmetic for signed types
+        },
+        src);
+}
+
+// --- more arithmetic ---------------------------------------------------------------------------------------
+template <typename T, typename S, typename = std::enable_if_t<detail::kScalarLike<S>>>
+inline void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, const S& scalarValue, const int32_t& count)
+{
+    const auto slope = detail::Lane<T>::Load(static_cast<T>(scalarValue));
+    detail::Unary("LeakyRelu", detail::kFloatType<T>, dst, src, count, [slope](auto a) {
+        return a >= static_cast<decltype(a)>(0) ? a : a * slope;
+    });
+}
+
+/// dst = src * scalar + dst (half, float, or half src into float dst).
+template <typename T, typename U, typename S, typename = std::enable_if_t<detail::kScalarLike<S>>>
+inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const S& scalarValue, const int32_t& count)
+{
+    const bool supported = (std::is_same<T, U>::value && detail::kFloatType<T>) ||
+                           (std::is_same<T, float>::value && std::is_same<U, half>::value);
+    const double s = static_cast<float>(static_cast<U>(scalarValue));
+    detail::Elementwise(
+        "Axpy", supported, dst, count,
+        [s](U x, T d) {
+            return static_cast<T>(static_cast<double>(static_cast<float>(x)) * s + static_cast<float>(d));
+        },
+        src, dst);
+}
+
+// --- advanced elementwise functions (computed in float with the host's libm) ---------------------------------
+namespace detail {
+template <typename T, typename F>
+inline void FloatFunction(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, F f)
+{
+    Elementwise(
+        api, kFloatType<T>, dst, count, [f](T x) { return static_cast<T>(f(static_cast<float>(x))); }, src);
+}
+}  // namespace detail
+
+template <typename T, bool isReuseSource = false, typename... Tmp>
+inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
+{
+    const uint32_t count = static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
+    detail::FloatFunction("Sigmoid", dst, src, count, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+}
+template <typename T, bool isReuseSource = false, typename... Tmp>
+inline void Tanh(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
+{
+    const uint32_t count = static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
+    detail::FloatFunction("Tanh", dst, src, count, [](float x) { return std::tanh(x); });
+}
+template <typename T, bool isReuseSource = false, typename... Tmp>
+inline void Log(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
+{
+    const uint32_t count = static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
+    detail::FloatFunction("Log", dst, src, count, [](float x) { return std::log(x); });
+}
+template <typename T, bool isReuseSource = false, typename... Tmp>
+inline void Sign(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
+{
+    const uint32_t count = static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
+    detail::FloatFunction("Sign", dst, src, count,
+                          [](float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x); });
+}
+
+// --- scalar conversions -------------------------------------------------------------------------------------
+inline float ToFloat(const bfloat16_t& value)
+{
+    return static_cast<float>(value);
+}
+inline bfloat16_t ToBfloat16(const float& value)
+{
+    return bfloat16_t(value);
+}
+
+/// Fills `size` elements of GM with `value` (done at once, as a scalar store would be).
+template <typename T>
+inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, const T value)
+{
+    ::ascendc_cpu::rt::GmFill("InitGlobalMemory", gmWorkspaceAddr.GmView(), size * sizeof(T), &value, sizeof(T));
 }
 
 }  // namespace AscendC
