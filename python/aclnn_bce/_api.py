@@ -7,8 +7,13 @@ the type of ``input`` (numpy in, numpy out; torch in, torch out).
 
 What the library checks it reports with its own message (the parameter and the rule; the library
 calls ``input`` "self", as CANN does): ``TypeError`` for a dtype rule, ``ValueError`` for any other.
-What this layer checks itself (array types, devices, the reduction's name) raises the same
-classes with a message of the same form.
+What this layer checks itself (array types, dtypes the library has no name for, devices, tensors
+without memory of their own, the reduction's name) raises the same classes with a message of the
+same form. Two kinds of array are read and written through copies, with the aliasing rule kept
+(Note [Copies in the general path]): numpy views with negative strides and lazy torch tensors.
+Every torch tensor written has its version counter bumped as by an in-place operation; an out=
+that requires grad under grad mode is refused as PyTorch refuses it. The functions record no
+autograd (``aclnn_bce.torch`` is the differentiable interface).
 """
 
 from __future__ import annotations
@@ -62,8 +67,28 @@ def _torch_codes(torch) -> dict:
         for name, code in names.items():
             if hasattr(torch, name):
                 _TORCH_CODES[getattr(torch, name)] = code
-        _ext.register_torch(torch.Tensor, _TORCH_CODES, torch.empty)  # for torch_call
+        # For torch_call and prepared calls (Note [Written tensors are versioned] in
+        # aclnn_bce_module.cpp: the function behind torch.autograd.graph.increment_version).
+        _ext.register_torch(torch.Tensor, _TORCH_CODES, torch.empty, torch._C._increment_version,
+                            torch.is_grad_enabled)
     return _TORCH_CODES
+
+
+#: The numpy dtypes the library computes in; integer, unsigned, bool and complex arrays go to the
+#: library, whose dtype rule refuses them with its message; any other dtype is refused here.
+_NP_LIBRARY_KINDS = frozenset("iubc")
+_DTYPE_RULE = "use float32, float16, bfloat16 or float64"
+
+
+def _numpy_dtype_check(x: np.ndarray, name: str) -> None:
+    """TypeError naming ``name`` for a numpy dtype that nanobind cannot hand to the library:
+    object, strings, bytes, void and structured dtypes, datetimes, float128, non-native byte
+    order."""
+    dt = x.dtype
+    if dt == _NP_BF16 or (dt.isnative and (dt.kind in _NP_LIBRARY_KINDS or dt.kind == "f" and dt.itemsize <= 8)):
+        return
+    what = str(dt) if dt.isnative else f"{dt.str} (not the machine's byte order)"
+    raise TypeError(f"{name}: dtype {what} is not supported; {_DTYPE_RULE}")
 
 
 def _torch_module():
@@ -88,27 +113,45 @@ def _reduction_value(reduction: Union[str, int]) -> int:
     raise TypeError(f"reduction must be a str ('none', 'mean', 'sum') or an int, not {type(reduction).__name__}")
 
 
+# Note [Copies in the general path]
+# Two kinds of array are read through a copy, and written through a temporary copied back once
+# the call has run: a numpy view with negative strides (the library describes strides >= 0) and a
+# torch tensor whose memory is not its values (the negative or conjugate bit, a ZeroTensor: Note
+# [Lazy tensors] in aclnn_bce_module.cpp). The library then sees the copies, so the aliasing rule
+# it applies to the arrays it sees (an output is the very same view as an input, an in-place
+# call, or shares no byte with it; the fused call's two outputs share none; no output overlaps
+# itself) is applied here to the caller's arrays, before anything runs (_Call.check_aliasing;
+# exact for numpy.shares_memory's question, conservative for an output overlapping itself). A
+# prepared call takes no copies: it refuses such arrays, since a repeated run could not see later
+# writes to the caller's array through a copy made once.
+
+
 class _Call:
     """One call's operands: the array family (numpy or torch, from ``input``), the arrays as the
-    extension takes them, and which of them are numpy bfloat16 passed as their uint16 view."""
+    extension takes them, which of them are numpy bfloat16 passed as their uint16 view, and the
+    copies made of the caller's arrays (Note [Copies in the general path])."""
 
-    def __init__(self, input: Array):
+    def __init__(self, input: Array, prepared: bool = False):
         if _is_tensor(input):
             self.torch = _torch_module()
         elif isinstance(input, np.ndarray):
             self.torch = None
         else:
             raise TypeError(f"input must be a numpy.ndarray or a torch.Tensor, not {type(input).__name__}")
+        self.prepared = prepared
         self.bf16_mask = 0
         self.input_dtype = input.dtype
-        self.copies: list = []  # (written, out): numpy outs with negative strides, written through a copy
-        self.keep: list = []  # tensors made here, referenced until the call returns
+        self.copies: list = []  # (written, given): outputs written through a temporary
+        self.keep: list = []  # arrays made here, referenced until the call returns
+        self.given: list = []  # (name, the caller's array, is an output): for check_aliasing
+        self.copied = False  # an operand is a copy or a temporary
+        self.written: list = []  # the caller's torch tensors the library writes itself (versioned)
 
     def describe(self, t: Any, name: str) -> tuple:
         """A torch tensor as the extension's run_raw takes it: (address, shape, strides, dtype)."""
-        if not t.is_cpu:
-            raise ValueError(f"{name} must be a CPU tensor, not on {t.device}")
-        return (t.data_ptr(), t.shape, t.stride(), _torch_codes(self.torch).get(t.dtype, -2))
+        if t.data_ptr() == 0 and t.numel() != 0:
+            raise TypeError(f"{name}: the tensor has no memory of its own to read or write")
+        return (t.data_ptr(), t.shape, t.stride(), _torch_codes(self.torch)[t.dtype])
 
     def run(self, op: int, operands: list, reduction: int) -> None:
         if self.torch is not None:
@@ -117,18 +160,26 @@ class _Call:
             _ext.run(op, *operands[:5], reduction, *operands[5:], self.bf16_mask)
 
     def finish(self) -> None:
+        """Copies the temporaries into the caller's outputs; versions the torch tensors written
+        (Note [Written tensors are versioned] in aclnn_bce_module.cpp; copy_ versions its own)."""
         for written, given in self.copies:
-            given[...] = written
+            if self.torch is not None:
+                given.copy_(written)
+            else:
+                given[...] = written
+        if self.written:
+            self.torch._C._increment_version(self.written)
 
     def operand(self, x: Any, name: str, slot: int) -> Any:
         """An input as the extension takes it (None stays None). Python and numpy scalars become
-        0-dim arrays of input's dtype; numpy inputs with negative strides are copied (the library
-        describes views with strides >= 0), every other array is passed as it is."""
+        0-dim arrays of input's dtype; numpy inputs with negative strides and lazy torch tensors
+        are copied (Note [Copies in the general path]), every other array is passed as it is."""
         if x is None:
             return None
         if self.torch is not None:
             if isinstance(x, self.torch.Tensor):
-                return self.describe(x, name)
+                self.given.append((name, x, False))
+                return self.describe(self._resolved(x, name), name)
             if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool):
                 scalar = self.torch.tensor(float(x), dtype=self.input_dtype)
                 self.keep.append(scalar)  # alive until the call returns
@@ -138,13 +189,17 @@ class _Call:
             x = np.asarray(x, dtype=self.input_dtype)
         if not isinstance(x, np.ndarray):
             raise TypeError(f"{name} must be a numpy.ndarray like input, not {type(x).__name__}")
+        _numpy_dtype_check(x, name)
+        self.given.append((name, x, False))
         if any(s < 0 for s in x.strides):
+            self._copy_allowed(name, "a view with negative strides")
             x = np.ascontiguousarray(x)
         return self._bf16_view(x, slot)
 
     def output(self, given: Any, name: str, slot: int, shape: Tuple[int, ...], dtype: Any) -> Tuple[Any, Any]:
         """(the array the extension writes, the array returned): a new array of input's family, or
-        the caller's ``out``. A numpy ``out`` with negative strides is written through a copy."""
+        the caller's ``out``. A numpy ``out`` with negative strides or a lazy torch ``out`` is
+        written through a temporary (Note [Copies in the general path])."""
         if given is None:
             if self.torch is not None:
                 new = _fresh_tensor(self.torch, shape, dtype)
@@ -154,22 +209,135 @@ class _Call:
         if self.torch is not None:
             if not isinstance(given, self.torch.Tensor):
                 raise TypeError(f"{name} must be a torch.Tensor like input, not {type(given).__name__}")
+            self._check_tensor(given, name)
+            self.given.append((name, given, True))
+            if given._is_zerotensor():  # PyTorch's refusal of an in-place write
+                raise RuntimeError("ZeroTensors are immutable. Please use the materialized zero tensor obtained using "
+                                   ".clone() if you want a mutable tensor.")
+            if given.is_neg() or given.is_conj():
+                self._copy_allowed(name, "a tensor with the negative or conjugate bit")
+                temp = self.torch.empty(size=given.shape, dtype=given.dtype)
+                self.copies.append((temp, given))
+                return self.describe(temp, name), given
+            self.written.append(given)
             return self.describe(given, name), given
         if not isinstance(given, np.ndarray):
             raise TypeError(f"{name} must be a numpy.ndarray like input, not {type(given).__name__}")
+        _numpy_dtype_check(given, name)
         if not given.flags.writeable:
             raise ValueError(f"{name} must be writable")
+        self.given.append((name, given, True))
         if any(s < 0 for s in given.strides):
+            self._copy_allowed(name, "a view with negative strides")
             temp = np.empty(given.shape, dtype=given.dtype)
             self.copies.append((temp, given))
             return self._bf16_view(temp, slot), given
         return self._bf16_view(given, slot), given
+
+    def check_aliasing(self) -> None:
+        """The library's aliasing rule on the caller's arrays where copies stand in for some of
+        them (Note [Copies in the general path]): ValueError naming the arrays."""
+        if not self.copied:
+            return
+        views = [(name, _memory_view(a), is_out) for name, a, is_out in self.given]
+        for i, (name, a, is_out) in enumerate(views):
+            if not is_out:
+                continue
+            if _overlaps_itself(a):
+                raise ValueError(f"{name}: its elements may share memory (an output's elements must not)")
+            for other, b, other_out in views[:i] + views[i + 1:]:
+                if a.size == 0 or b.size == 0 or not np.shares_memory(a, b):
+                    continue
+                if other_out:
+                    raise ValueError(f"{name} and {other} share memory: the outputs of one call must not overlap")
+                if not _same_view(a, b):
+                    raise ValueError(f"{name} shares memory with {other} other than as the very same view "
+                                     "(an output is either the same view as an input, an in-place call, or shares "
+                                     "no byte with it)")
+
+    def _copy_allowed(self, name: str, what: str) -> None:
+        if self.prepared:
+            raise ValueError(f"{name}: {what} is not supported by prepare() (pass a copy: a prepared call reads and "
+                             "writes the arrays' own memory at every run)")
+        self.copied = True
+
+    def _check_tensor(self, t: Any, name: str) -> None:
+        """Refuses (TypeError, ValueError) a torch tensor the library cannot read or write as an
+        address and strides, naming it."""
+        torch = self.torch
+        if t.is_nested:
+            raise TypeError(f"{name}: nested tensors are not supported")
+        if t.layout is not torch.strided:
+            raise TypeError(f"{name}: {t.layout} tensors are not supported (dense, strided ones only: use .to_dense())")
+        if t._python_dispatch:
+            raise TypeError(f"{name}: a {type(t).__name__} (a tensor subclass with __torch_dispatch__) has no memory "
+                            "of its own that holds its values; pass a plain tensor")
+        if not t.is_cpu:
+            raise ValueError(f"{name} must be a CPU tensor, not on {t.device}")
+        if torch._C._functorch.is_functorch_wrapped_tensor(t) or torch._is_functional_tensor(t):
+            raise TypeError(f"{name}: a tensor of a torch.func transform (vmap, grad, ...) or of functionalization "
+                            "has no memory of its own; call aclnn_bce outside the transform")
+        if t.dtype not in _torch_codes(torch):
+            raise TypeError(f"{name}: dtype {t.dtype} is not supported; {_DTYPE_RULE}")
+
+    def _resolved(self, t: Any, name: str) -> Any:
+        """An input tensor whose memory holds its values: t itself, or a copy of a lazy tensor."""
+        self._check_tensor(t, name)
+        if t._is_zerotensor():
+            self._copy_allowed(name, "a ZeroTensor")
+            t = self.torch.zeros(size=t.shape, dtype=t.dtype)
+        elif t.is_neg() or t.is_conj():
+            self._copy_allowed(name, "a tensor with the negative or conjugate bit")
+            t = t.resolve_conj().resolve_neg()
+        else:
+            return t
+        self.keep.append(t)  # alive until the call returns
+        return t
 
     def _bf16_view(self, x: np.ndarray, slot: int) -> np.ndarray:
         if _NP_BF16 is not None and x.dtype == _NP_BF16:
             self.bf16_mask |= 1 << slot
             return x.view(np.uint16)
         return x
+
+
+class _Memory:
+    """An object numpy views through ``__array_interface__``: the bytes of a torch tensor."""
+
+    def __init__(self, address: int, shape: tuple, strides: tuple, itemsize: int):
+        self.__array_interface__ = {"data": (address, False), "shape": shape, "strides": strides,
+                                    "typestr": f"|V{itemsize}", "version": 3}
+
+
+def _memory_view(a: Any) -> np.ndarray:
+    """A numpy array over the memory of a numpy array or a torch tensor, for overlap tests."""
+    if isinstance(a, np.ndarray):
+        return a
+    size = a.element_size()
+    if a.data_ptr() == 0:  # a ZeroTensor: no memory
+        return np.empty(0, f"V{size}")
+    return np.asarray(_Memory(a.data_ptr(), tuple(a.shape), tuple(s * size for s in a.stride()), size))
+
+
+def _same_view(a: np.ndarray, b: np.ndarray) -> bool:
+    """The library's "very same view": the same address of the first element, element size, and
+    sizes and strides over the dims of size > 1."""
+    def dims(x):
+        return [(n, s) for n, s in zip(x.shape, x.strides) if n > 1]
+
+    return (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.itemsize == b.itemsize
+            and dims(a) == dims(b))
+
+
+def _overlaps_itself(a: np.ndarray) -> bool:
+    """Whether elements of ``a`` may share memory: false where the dims, ordered by the size of
+    their strides, each step past all the elements of the smaller ones (a sufficient test)."""
+    span = a.itemsize
+    for n, s in sorted(((n, abs(s)) for n, s in zip(a.shape, a.strides) if n > 1), key=lambda d: d[1]):
+        if s < span:
+            return a.size != 0
+        span = s * (n - 1) + span
+    return False
 
 
 #: Outputs this large (bytes) come from the library's cache of output blocks (Note [Output cache]
@@ -207,9 +375,6 @@ def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, gr
     red = REDUCTIONS.get(reduction) if type(reduction) is str else None
     if red is None:
         red = _reduction_value(reduction)
-    # The loss of mean and sum is 0-dim; every other result has input's shape (None for what is
-    # not an array: the general path refuses it before any output is made).
-    out_shape = () if red != 0 and (op == _FORWARD or op == _FUSED) else getattr(input, "shape", None)
     if type(grad_output) is float and type(input) is np.ndarray and input.dtype is not _NP_BF16:
         grad_output = np.array(grad_output, dtype=input.dtype)  # as the general path does
     if (type(input) is np.ndarray and input.dtype is not _NP_BF16 and _plain(target) and target is not None
@@ -217,22 +382,31 @@ def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, gr
             and (grad_output is not None or op == _FORWARD or op == _FUSED)
             and (out is None or (_plain(out) and out.flags.writeable))
             and (grad_input is None or (_plain(grad_input) and grad_input.flags.writeable))):
-        if out is None:
-            out = _fresh_numpy(out_shape, target.dtype)
-        if op == _FUSED and grad_input is None:
-            grad_input = _fresh_numpy(input.shape, target.dtype)
+        if out is None:  # (_out_shape inlined: the fast path's cost is per call)
+            result = _fresh_numpy(() if red != 0 and (op == _FORWARD or op == _FUSED) else input.shape, target.dtype)
+        else:
+            result = out
+        grad = _fresh_numpy(input.shape, target.dtype) if op == _FUSED and grad_input is None else grad_input
         try:
-            _ext.run(op, input, target, weight, pos_weight, grad_output, red, out, grad_input, 0)
-            return (out, grad_input) if op == _FUSED else out
-        except _ext.NegativeStridesError:
-            pass  # the general path copies such views
+            _ext.run(op, input, target, weight, pos_weight, grad_output, red, result, grad, 0)
+            return (result, grad) if op == _FUSED else result
+        except (_ext.NegativeStridesError, TypeError):
+            # The general path copies such views, and names the operand whose dtype nanobind
+            # cannot import (object, strings, ...), where nanobind's TypeError would list run()'s
+            # signature; a refusal of the library raises again there.
+            pass
     torch = sys.modules.get("torch")
     if torch is not None and type(input) is torch.Tensor and not _TORCH_CODES:
         _torch_codes(torch)  # registers torch.Tensor, the dtypes and torch.empty with the extension
         result = _torch_call(op, input, target, weight, pos_weight, grad_output, red, out, grad_input)
         if result is not None:
             return result
-    return _general(op, input, target, weight, pos_weight, grad_output, red, out, grad_input, out_shape)
+    return _general(op, input, target, weight, pos_weight, grad_output, red, out, grad_input)
+
+
+def _out_shape(op: int, red: int, input: Array) -> Tuple[int, ...]:
+    """The shape of the result: 0-dim for the loss of mean and sum, else input's."""
+    return () if red != 0 and (op == _FORWARD or op == _FUSED) else tuple(input.shape)
 
 
 #: The whole call for plain CPU torch tensors, outputs included, in the extension (Note [Torch
@@ -242,11 +416,17 @@ def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, gr
 _torch_call = _ext.torch_call
 
 
+_OP_NAMES = ("binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits_backward",
+             "binary_cross_entropy_with_logits_target_backward", "binary_cross_entropy_with_logits_fused")
+
+
 def _describe(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, out: Any,
-              grad_input: Any, out_shape: Any) -> Tuple[_Call, list, Any, Any]:
+              grad_input: Any, red: int, prepared: bool = False) -> Tuple[_Call, list, Any, Any]:
     """The general path's operands: (the call, the seven operands in slot order as the extension
-    takes them, the result to return, the fused call's gradient to return or None)."""
-    call = _Call(input)
+    takes them, the result to return, the fused call's gradient to return or None). Refuses what
+    the library cannot be given (the checks of this layer, the aliasing rule where copies stand
+    in, autograd's rule for out=) before anything is written."""
+    call = _Call(input, prepared)
     x = call.operand(input, "input", _SELF)
     y = call.operand(target, "target", _TARGET)
     if y is None:
@@ -256,17 +436,26 @@ def _describe(op: int, input: Array, target: Array, weight: Any, pos_weight: Any
     g = call.operand(grad_output, "grad_output", _GRAD_OUTPUT)
     if g is None and op in (_BACKWARD, _TARGET_BACKWARD):
         raise TypeError("grad_output must be an array or a number, not None")
-    written, returned = call.output(out, "out", _OUT, tuple(out_shape), target.dtype)
+    written, returned = call.output(out, "out", _OUT, _out_shape(op, red, input), target.dtype)
     grad_written = grad = None
     if op == _FUSED:
         grad_written, grad = call.output(grad_input, "grad_input", _GRAD_INPUT, tuple(input.shape), target.dtype)
+    torch = call.torch
+    if torch is not None and torch.is_grad_enabled():
+        # PyTorch refuses an out= that requires grad under grad mode (its message): autograd cannot
+        # follow the write. (The functions record no autograd whatever their inputs require:
+        # aclnn_bce.torch is the differentiable interface.)
+        if any(is_out and t.requires_grad for _, t, is_out in call.given):
+            raise RuntimeError(f"{_OP_NAMES[op]}(): functions with out=... arguments don't support automatic "
+                               "differentiation, but one of the arguments requires grad.")
+    call.check_aliasing()
     return call, [x, y, w, pw, g, written, grad_written], returned, grad
 
 
 def _general(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, red: int,
-             out: Any, grad_input: Any, out_shape: Any) -> Any:
+             out: Any, grad_input: Any) -> Any:
     call, operands, returned, grad = _describe(op, input, target, weight, pos_weight, grad_output, out, grad_input,
-                                               out_shape)
+                                               red)
     call.run(op, operands, red)
     call.finish()
     return (returned, grad) if op == _FUSED else returned
@@ -417,12 +606,16 @@ def prepare(function: Any, *args: Any, **kwargs: Any) -> PreparedCall:
 
     The arguments are those of ``function`` and are refused with the same errors. The prepared
     call keeps a reference to every array; the arrays must keep their memory: numpy arrays with
-    negative strides are refused (the functions copy them, which a repeated call cannot), and a
+    negative strides and lazy torch tensors (the negative or conjugate bit, ZeroTensors) are
+    refused (the functions read and write them through copies, which a repeated call cannot). A
     torch tensor moved to other memory in place (``resize_`` growing it, ``set_``, its storage
-    resized: its ``data_ptr()`` changes) makes the next call raise ``RuntimeError`` without
-    running. A view changed in place over the same memory (``as_strided_``) is not seen: the call
-    keeps the view it was prepared with. One call at a time: calling it while it runs in
-    another thread raises ``RuntimeError``.
+    resized: its ``data_ptr()`` changes) and a numpy array resized in place
+    (``resize(..., refcheck=False)``, of the array or of the array its memory comes from) make the
+    next call raise ``RuntimeError`` without running. A torch view changed in place over the same
+    memory (``as_strided_``) is not seen: the call keeps the view it was prepared with. One call
+    at a time: calling it while it runs in another thread raises ``RuntimeError`` (a process
+    forked meanwhile starts with the call idle). Each call bumps the version counters of the
+    torch tensors it writes, as an in-place operation does.
 
         step = aclnn_bce.prepare(aclnn_bce.binary_cross_entropy_with_logits_backward,
                                  1.0, x, y, None, pw, "mean", out=grad)
@@ -442,19 +635,23 @@ def prepare(function: Any, *args: Any, **kwargs: Any) -> PreparedCall:
     a = bound.arguments
     red = _reduction_value(a["reduction"])
     names = ("input", "target", "weight", "pos_weight", "grad_output", "out", "grad_input")
-    for name in names:
-        x = a.get(name)
-        if isinstance(x, np.ndarray) and any(s < 0 for s in x.strides):
-            raise ValueError(f"{name}: negative strides are not supported by prepare() (pass a copy)")
-    input = a["input"]
-    out_shape = () if red != 0 and op in (_FORWARD, _FUSED) else getattr(input, "shape", None)
-    call, operands, returned, grad = _describe(op, *(a.get(name) for name in names), out_shape)
+    call, operands, returned, grad = _describe(op, *(a.get(name) for name in names), red, prepared=True)
     # Every array the executor reads or writes: the caller's, the 0-dim arrays made of numbers,
     # the outputs made here.
     arrays = [v for v in (a.get(name) for name in names[:5])
               if v is not None and not isinstance(v, (float, int, np.floating, np.integer))]
-    arrays += [v for v in (returned, grad) if v is not None] + call.keep
-    guards = [v for v in arrays if call.torch is not None and isinstance(v, call.torch.Tensor)]
+    outputs = [v for v in (returned, grad) if v is not None]
+    arrays += outputs + call.keep
+    torch = call.torch
+    guards = [v for v in arrays if torch is not None and isinstance(v, torch.Tensor)]
+    written = [v for v in outputs if torch is not None and isinstance(v, torch.Tensor)]
     keep = arrays + [o for o in operands if isinstance(o, np.ndarray)]
-    prepared = _ext.Prepared(op, operands, red, call.bf16_mask, guards)
+    # The numpy arrays and the arrays their memory comes from, checked at every run (Note
+    # [Prepared calls] in aclnn_bce_module.cpp).
+    numpy_arrays: dict = {}
+    for v in keep:
+        while isinstance(v, np.ndarray):
+            numpy_arrays[id(v)] = v
+            v = v.base
+    prepared = _ext.Prepared(op, operands, red, call.bf16_mask, guards, written, list(numpy_arrays.values()))
     return PreparedCall(prepared, (returned, grad) if op == _FUSED else returned, keep)

@@ -286,24 +286,68 @@ void RunRaw(int op, nb::handle self, nb::handle target, nb::handle weight, nb::h
   Execute(op, t, reduction);
 }
 
+/// Bumps the version counter of each torch tensor in @p tensors (a tuple or list), as PyTorch's
+/// in-place operations do (Note [Written tensors are versioned]).
+void BumpVersions(nb::handle tensors);
+
 // Note [Prepared calls]
 // aclnn_bce.prepare() describes a call's arrays once and keeps the executor of its first phase
 // (aclSetAclOpExecutorRepeatable) with a workspace of its own: each run is the second phase and
 // the wait, over the arrays' current contents. The object holds a reference to every array it
-// reads or writes, so none dies while it may run; numpy refuses to resize an array that others
-// reference, but a torch tensor can be re-pointed in place (resize_ growing it, set_, its storage
-// resized), so each run first checks that every torch operand still has the address it was
-// described with, and raises RuntimeError (running nothing) when one has moved. Only the address:
-// a view changed in place over the same memory (as_strided_, resize_ shrinking it) keeps its
-// storage, so the run stays inside memory the tensor holds, over the view it was prepared with.
-// (Reading shape and strides too cost 0.4 us a tensor, 2.6 us a call of six tensors, against
-// the 0.4 us of the whole numpy run; data_ptr() alone costs 0.07 us; AMD Zen 5, PyTorch 2.15.) One launch at a time: a run that finds the object running in another thread raises
+// reads or writes, so none dies while it may run. An array can still be moved to other memory
+// in place while referenced, so each run first checks every operand and raises RuntimeError
+// (running nothing) when one has moved:
+// - a torch tensor re-pointed in place (resize_ growing it, set_, its storage resized): its
+//   data_ptr() is compared with the address it was described with. Only the address: a view
+//   changed in place over the same memory (as_strided_, resize_ shrinking it) keeps its storage,
+//   so the run stays inside memory the tensor holds, over the view it was prepared with.
+//   (Reading shape and strides too cost 0.4 us a tensor, 2.6 us a call of six tensors, against
+//   the 0.4 us of the whole numpy run; data_ptr() alone costs 0.07 us; AMD Zen 5, PyTorch 2.15.)
+// - a numpy array resized in place (ndarray.resize(..., refcheck=False) reallocates its block,
+//   or shrinks it where it is, leaving views of it dangling): the caller's arrays and the arrays
+//   their memory comes from (the .base chain) are compared, address, dims and strides, with what
+//   they were prepared with. These are read from the array object itself (Note [numpy's array
+//   head]), a few nanoseconds an array.
+// One launch at a time: a run that finds the object running in another thread raises
 // RuntimeError instead of waiting (two launches of one executor would write the same outputs).
+// The mark of a running launch carries the process's fork generation (Note [Prepared calls
+// after fork]). After a successful run the torch tensors it wrote have their version counters
+// bumped (Note [Written tensors are versioned]).
+
+// Note [numpy's array head]
+// numpy's public C API reads an array's address, dims and strides (PyArray_DATA, PyArray_NDIM,
+// PyArray_DIMS, PyArray_STRIDES) from the first fields of its object, which numpy keeps in this
+// order as part of its ABI (numpy/ndarraytypes.h, PyArrayObject_fields, numpy 1.x and 2.x). The
+// extension does not include numpy's headers (numpy is not a build requirement), so it reads the
+// same fields through this mirror; a prepared call checks, when it is made, that what it reads
+// agrees with what the array says of itself in Python, and refuses to be made otherwise.
+struct NumpyArrayHead {
+  PyObject_HEAD
+  char* data;
+  int nd;
+  Py_ssize_t* dimensions;
+  Py_ssize_t* strides;
+};
+
+// Note [Prepared calls after fork]
+// A prepared call marks itself running with the process's fork generation, a number the child of
+// every fork() adds one to (pthread_atfork). A child forked while another thread of the parent
+// runs the call inherits the mark, but not the thread that would clear it (fork copies only the
+// calling thread), and the runtime's fork handlers let the launch finish before the fork (README,
+// "Lifetimes, resource limits, exit and fork"). So a mark of an older generation is stale: a run
+// in the child takes the call over instead of refusing it as running.
+std::atomic<uint64_t> g_fork_generation{1};
+
+void CountFork() { g_fork_generation.fetch_add(1, std::memory_order_relaxed); }
+
 class Prepared {
  public:
   /// @p operands: one entry per slot, None, an array (nanobind's import) or a descriptor tuple
-  /// (Tensor::DescribeRaw); @p guards: the torch tensors among them, checked at each run.
-  Prepared(int op, nb::list operands, int64_t reduction, unsigned bf16_mask, nb::list guards) {
+  /// (Tensor::DescribeRaw); @p guards: the torch tensors among them, checked at each run;
+  /// @p written: the torch tensors a run writes, versioned after each run; @p arrays: the numpy
+  /// arrays checked at each run (Note [Prepared calls]).
+  Prepared(int op, nb::list operands, int64_t reduction, unsigned bf16_mask, nb::list guards, nb::list written,
+           nb::list arrays) {
     if (op < 0 || op > 3) throw nb::value_error("op must be 0 (forward), 1 (backward), 2 (target backward) or 3 (fused)");
     if (nb::len(operands) != kSlots) throw nb::value_error("prepare: one operand per slot");
     op_ = static_cast<Op>(op);
@@ -321,6 +365,8 @@ class Prepared {
       }
     }
     for (nb::handle g : guards) guards_.push_back(Guard{nb::borrow(g), Address(g)});
+    for (nb::handle a : arrays) arrays_.push_back(ArrayGuard::Of(a));
+    if (nb::len(written) != 0) written_ = nb::tuple(written);
     Refusal refusal;
     {
       nb::gil_scoped_release release;
@@ -344,9 +390,14 @@ class Prepared {
             "(its data_ptr() changed); prepare the call again");
       }
     }
-    if (busy_.exchange(true, std::memory_order_acquire)) {
-      throw std::runtime_error("prepared call: already running in another thread (one launch at a time)");
+    for (const ArrayGuard& a : arrays_) {
+      if (!a.Unchanged()) {
+        throw std::runtime_error(
+            "prepared call: a numpy array it was prepared with (or the array its memory comes from) has been "
+            "resized or reshaped in place (its address, dims or strides changed); prepare the call again");
+      }
     }
+    Claim("prepared call: already running in another thread (one launch at a time)");
     Refusal refusal;
     {
       nb::gil_scoped_release release;
@@ -354,20 +405,21 @@ class Prepared {
       if (status == ACLNN_SUCCESS && aclrtSynchronizeStream(nullptr) != ACL_SUCCESS) status = ACLNN_ERR_RUNTIME_ERROR;
       if (status != ACLNN_SUCCESS) refusal = RefusalOf(status);
     }
-    busy_.store(false, std::memory_order_release);
+    busy_.store(0, std::memory_order_release);
     Raise(refusal);
+    if (written_.is_valid()) BumpVersions(written_);
   }
 
   /// Destroys the executor and frees the workspace; later runs raise. Closing twice is allowed.
   void Close() {
-    if (busy_.exchange(true, std::memory_order_acquire)) {
-      throw std::runtime_error("prepared call: cannot close while it runs in another thread");
-    }
+    Claim("prepared call: cannot close while it runs in another thread");
     if (executor_ != nullptr) aclDestroyAclOpExecutor(executor_);
     executor_ = nullptr;
     workspace_.Reset();
     guards_.clear();
-    busy_.store(false, std::memory_order_release);
+    arrays_.clear();
+    written_ = nb::object();
+    busy_.store(0, std::memory_order_release);
   }
   bool closed() const { return executor_ == nullptr; }
 
@@ -376,6 +428,51 @@ class Prepared {
     nb::object tensor;
     uintptr_t address;
   };
+
+  /// A numpy array's address, dims and strides as prepared (Note [numpy's array head]).
+  struct ArrayGuard {
+    nb::object array;
+    char* data = nullptr;
+    std::vector<Py_ssize_t> dims, strides;
+
+    static const NumpyArrayHead* Head(nb::handle a) { return reinterpret_cast<const NumpyArrayHead*>(a.ptr()); }
+
+    static ArrayGuard Of(nb::handle a) {
+      const NumpyArrayHead* head = Head(a);
+      ArrayGuard g{nb::borrow(a), head->data, {}, {}};
+      if (head->nd < 0 || head->nd > 64) throw std::runtime_error("prepare: a numpy array's head is not as expected");
+      g.dims.assign(head->dimensions, head->dimensions + head->nd);
+      g.strides.assign(head->strides, head->strides + head->nd);
+      // What numpy says of the array in Python must be what the head holds.
+      nb::dict iface = nb::cast<nb::dict>(a.attr("__array_interface__"));
+      const auto address = nb::cast<uintptr_t>(nb::cast<nb::tuple>(iface["data"])[0]);
+      nb::tuple shape = nb::cast<nb::tuple>(a.attr("shape")), strides = nb::cast<nb::tuple>(a.attr("strides"));
+      bool same = address == reinterpret_cast<uintptr_t>(g.data) && nb::len(shape) == g.dims.size();
+      for (size_t k = 0; same && k < g.dims.size(); ++k) {
+        same = nb::cast<Py_ssize_t>(shape[k]) == g.dims[k] && nb::cast<Py_ssize_t>(strides[k]) == g.strides[k];
+      }
+      if (!same) throw std::runtime_error("prepare: a numpy array's head is not as expected (Note [numpy's array head])");
+      return g;
+    }
+
+    bool Unchanged() const {
+      const NumpyArrayHead* head = Head(array);
+      return head->data == data && static_cast<size_t>(head->nd) == dims.size() &&
+             std::equal(dims.begin(), dims.end(), head->dimensions) &&
+             std::equal(strides.begin(), strides.end(), head->strides);
+    }
+  };
+
+  /// Marks the call running in this process, or raises @p busy where another thread of this
+  /// process runs it (Note [Prepared calls after fork]).
+  void Claim(const char* busy) {
+    const uint64_t generation = g_fork_generation.load(std::memory_order_relaxed);
+    uint64_t held = 0;
+    if (busy_.compare_exchange_strong(held, generation, std::memory_order_acquire)) return;
+    // A mark of an older generation was left by a thread of a parent process: take it over.
+    if (held != generation && busy_.compare_exchange_strong(held, generation, std::memory_order_acquire)) return;
+    throw std::runtime_error(busy);
+  }
 
   /// The first phase, made repeatable, and the workspace: a refusal leaves nothing behind.
   Refusal Plan(const Tensor (&t)[kSlots], int64_t reduction) {
@@ -411,8 +508,10 @@ class Prepared {
   aclOpExecutor* executor_ = nullptr;
   aclnn_cpu::DeviceMemory workspace_;
   uint64_t workspace_size_ = 0;
-  std::atomic<bool> busy_{false};
+  std::atomic<uint64_t> busy_{0};  ///< 0, or the fork generation of the process whose thread runs it
   std::vector<Guard> guards_;
+  std::vector<ArrayGuard> arrays_;
+  nb::object written_;  ///< a tuple of the torch tensors a run writes, or unset
 };
 
 // Note [Torch tensors read here]
@@ -423,24 +522,66 @@ class Prepared {
 // function of the Python layer tries it first. A 1 Ki-element forward with a new 0-dim loss went
 // from 3.82 to 2.74 us (timeit, AMD Zen 5, PyTorch 2.15) against the same steps written in
 // Python: most of a call this small is Python work, not the operator. The Python layer registers
-// torch.Tensor, the dtypes and torch.empty once (register_torch). A tensor of a subclass, not on
-// the CPU or of an unregistered dtype, a number where a tensor goes, a reduction that is not one
-// of the three names or a plain int, make torch_call return None without allocating or running
-// anything, and the Python layer's general path then handles (or refuses) the call with its
-// messages.
+// torch.Tensor, the dtypes, torch.empty, torch._C._increment_version and torch.is_grad_enabled
+// once (register_torch). A tensor of a subclass, not on the CPU or of an unregistered dtype, a
+// number where a tensor goes, a reduction that is not one of the three names or a plain int, a
+// tensor whose memory is not its values (Note [Lazy tensors]) and a given output that requires
+// grad under grad mode (PyTorch's out= refuses it) make torch_call return None without
+// allocating or running anything, and the Python layer's general path then handles (or refuses)
+// the call with its messages.
+
+// Note [Lazy tensors]
+// A torch tensor's memory is not always its values: a tensor with the negative bit (the
+// imaginary part of a conjugate view, torch._neg_view) holds -values, a ZeroTensor has no memory
+// (data_ptr() 0), and a tensor of a torch.func transform (vmap, grad), of functionalization, a
+// nested or a sparse tensor cannot be described by an address and strides (data_ptr() or
+// stride() raises, or gives 0). (The conjugate bit only exists on complex tensors, which the
+// library refuses by dtype before it reads anything.) The extension never reads such a tensor:
+// is_neg() is asked of every operand (it costs about what data_ptr() does), a failing field or a
+// null address of a non-empty tensor declines the call, and the Python layer's general path
+// resolves the tensor (a copy: resolve_neg(), zeros) or refuses it with a message naming it.
+
+// Note [Reading a tensor's fields]
+// Each field the torch path reads (is_cpu, dtype, is_neg(), data_ptr(), shape, stride(),
+// requires_grad) is a getter or a method that torch.Tensor inherits from C (torch._C.TensorBase).
+// Register finds each one's descriptor in the class once; a call then invokes the descriptor on
+// the tensor directly (its getter, or a vectorcall of the method) rather than looking the name up
+// through the class's bases each time. With the lazy-tensor check (Note [Lazy tensors]) a tensor
+// costs six such reads; the direct calls took back 50-150 ns of a 1 Ki forward's (timeit with
+// thread_time on a busy 2-core machine; the reads run the same code either way). A name not
+// found as such a descriptor (a future torch that defines it in Python) is read the ordinary way.
+
+// Note [Written tensors are versioned]
+// PyTorch's autograd checks, when a backward unpacks a saved tensor, that no in-place operation
+// has changed it since (its version counter); an out= of PyTorch's own bumps the counter. Every
+// torch tensor the library writes (out=, grad_input=, a prepared call's outputs) is bumped the
+// same way once the call has written it (torch._C._increment_version, the function behind
+// torch.autograd.graph.increment_version, which leaves inference tensors alone), so a backward
+// over values it overwrote raises "modified by an inplace operation" as it would after PyTorch's
+// own out=. New outputs made by the call need none.
 class TorchReader {
  public:
   static TorchReader& Get() {
     static auto* reader = new TorchReader;  // never destroyed: module objects may outlive it at exit
     return *reader;
   }
-  /// torch.Tensor, {torch dtype: aclDataType value} and torch.empty; the references are kept for
-  /// the process.
-  void Register(nb::handle tensor_type, nb::dict dtypes, nb::handle empty) {
+  /// torch.Tensor, {torch dtype: aclDataType value}, torch.empty, torch._C._increment_version and
+  /// torch.is_grad_enabled; the references are kept for the process.
+  void Register(nb::handle tensor_type, nb::dict dtypes, nb::handle empty, nb::handle increment_version,
+                nb::handle is_grad_enabled) {
     tensor_type_ = tensor_type.inc_ref().ptr();
     empty_ = empty.inc_ref().ptr();
+    increment_version_ = increment_version.inc_ref().ptr();
+    is_grad_enabled_ = is_grad_enabled.inc_ref().ptr();
     dtypes_.clear();
     for (auto [key, value] : dtypes) dtypes_.push_back({key.inc_ref().ptr(), nb::cast<int>(value)});
+    descriptors_.clear();
+    for (PyObject* name : {is_cpu_, dtype_, data_ptr_, shape_, stride_, is_neg_, requires_grad_}) {
+      PyObject* d = _PyType_Lookup(reinterpret_cast<PyTypeObject*>(tensor_type_), name);  // borrowed
+      if (d != nullptr && (Py_IS_TYPE(d, &PyMethodDescr_Type) || Py_IS_TYPE(d, &PyGetSetDescr_Type))) {
+        descriptors_.push_back({name, nb::handle(d).inc_ref().ptr()});
+      }
+    }
   }
   bool registered() const { return tensor_type_ != nullptr; }
   bool is_tensor(nb::handle obj) const { return Py_TYPE(obj.ptr()) == reinterpret_cast<PyTypeObject*>(tensor_type_); }
@@ -451,36 +592,55 @@ class TorchReader {
     int code = -1;
   };
 
-  /// Describes @p obj into @p t; false (nothing described) for what the general path must handle.
+  /// Describes @p obj into @p t; false (nothing described, no Python error left set) for what the
+  /// general path must handle, lazy tensors included (Note [Lazy tensors]).
   bool Describe(PyObject* obj, Tensor& t, const char* name, Fields* fields = nullptr) const {
     if (Py_TYPE(obj) != reinterpret_cast<PyTypeObject*>(tensor_type_)) return false;
-    nb::object is_cpu = nb::steal(PyObject_GetAttr(obj, is_cpu_));
-    if (!is_cpu.is_valid()) throw nb::python_error();
+    nb::object is_cpu = Field(obj, is_cpu_, false);
     if (is_cpu.ptr() != Py_True) return false;
-    nb::object dtype = nb::steal(PyObject_GetAttr(obj, dtype_));
-    if (!dtype.is_valid()) throw nb::python_error();
+    nb::object dtype = Field(obj, dtype_, false);
     int code = -1;
     for (const auto& [known, value] : dtypes_) {
       if (known == dtype.ptr()) code = value;
     }
     if (code < 0) return false;
-    nb::object address = nb::steal(PyObject_CallMethodNoArgs(obj, data_ptr_));
-    nb::object shape = nb::steal(PyObject_GetAttr(obj, shape_));
-    nb::object stride = nb::steal(PyObject_CallMethodNoArgs(obj, stride_));
-    if (!address.is_valid() || !shape.is_valid() || !stride.is_valid()) throw nb::python_error();
+    if (Field(obj, is_neg_, true).ptr() != Py_False) return false;
+    nb::object address = Field(obj, data_ptr_, true);
+    nb::object shape = Field(obj, shape_, false);
+    nb::object stride = Field(obj, stride_, true);
+    if (!address.is_valid() || !shape.is_valid() || !stride.is_valid()) return false;
     if (!PyTuple_Check(shape.ptr()) || !PyTuple_Check(stride.ptr())) return false;
     const Py_ssize_t rank = PyTuple_GET_SIZE(shape.ptr());
     if (rank > 32 || PyTuple_GET_SIZE(stride.ptr()) != rank) return false;
     int64_t dims[32], strides[32];
+    bool empty = false;
     for (Py_ssize_t k = 0; k < rank; ++k) {
       dims[k] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape.ptr(), k));
       strides[k] = PyLong_AsLongLong(PyTuple_GET_ITEM(stride.ptr(), k));
+      empty = empty || dims[k] == 0;
     }
     const auto data = reinterpret_cast<void*>(static_cast<uintptr_t>(PyLong_AsUnsignedLongLong(address.ptr())));
     if (PyErr_Occurred()) throw nb::python_error();
+    if (data == nullptr && !empty) return false;  // no memory behind the values: a ZeroTensor, say
     t.MakeView(static_cast<size_t>(rank), dims, strides, static_cast<aclDataType>(code), data, name);
     if (fields != nullptr) *fields = Fields{std::move(dtype), std::move(shape), code};
     return true;
+  }
+
+  /// Whether the library may write the given output @p out here: false, for the general path to
+  /// refuse it with PyTorch's message, where out requires grad under grad mode (PyTorch's out=
+  /// refuses it: autograd cannot follow an out= call).
+  bool Writable(nb::handle out) const {
+    if (Field(out.ptr(), requires_grad_, false).ptr() == Py_False) return true;
+    nb::object grad_mode = nb::steal(PyObject_CallNoArgs(is_grad_enabled_));
+    if (!grad_mode.is_valid()) throw nb::python_error();
+    return grad_mode.ptr() != Py_True;
+  }
+
+  /// torch._C._increment_version(@p tensors) (Note [Written tensors are versioned]).
+  void BumpVersions(nb::handle tensors) const {
+    nb::object r = nb::steal(PyObject_CallOneArg(increment_version_, tensors.ptr()));
+    if (!r.is_valid()) throw nb::python_error();
   }
 
   /// t.data_ptr() of a tensor.
@@ -512,19 +672,51 @@ class TorchReader {
         data_ptr_(PyUnicode_InternFromString("data_ptr")),
         shape_(PyUnicode_InternFromString("shape")),
         stride_(PyUnicode_InternFromString("stride")),
+        is_neg_(PyUnicode_InternFromString("is_neg")),
+        requires_grad_(PyUnicode_InternFromString("requires_grad")),
         empty_kwnames_(Py_BuildValue("(ss)", "size", "dtype")),
         scalar_shape_(nb::steal(PyTuple_New(0))) {}
+
+  /// The attribute @p name of a plain tensor @p obj, or its method of that name called without
+  /// arguments when @p call is set; an unset object (the error cleared) where that raises. The
+  /// class's own descriptor is used where torch.Tensor has one from C (a getter, a method):
+  /// found once (Register), it saves each call the lookup through the class (Note [Reading a
+  /// tensor's fields]).
+  nb::object Field(PyObject* obj, PyObject* name, bool call) const {
+    PyObject* descriptor = nullptr;
+    for (const auto& [known, d] : descriptors_) {
+      if (known == name) descriptor = d;
+    }
+    PyObject* r = nullptr;
+    if (descriptor == nullptr) {
+      r = call ? PyObject_CallMethodNoArgs(obj, name) : PyObject_GetAttr(obj, name);
+    } else if (call) {
+      r = PyObject_Vectorcall(descriptor, &obj, 1, nullptr);
+    } else {
+      r = Py_TYPE(descriptor)->tp_descr_get(descriptor, obj, reinterpret_cast<PyObject*>(Py_TYPE(obj)));
+    }
+    if (r == nullptr) PyErr_Clear();
+    return nb::steal(r);
+  }
+
   PyObject* tensor_type_ = nullptr;
   PyObject* empty_ = nullptr;
+  PyObject* increment_version_ = nullptr;
+  PyObject* is_grad_enabled_ = nullptr;
   std::vector<std::pair<PyObject*, int>> dtypes_;
   PyObject* is_cpu_;
   PyObject* dtype_;
   PyObject* data_ptr_;
   PyObject* shape_;
   PyObject* stride_;
+  PyObject* is_neg_;
+  PyObject* requires_grad_;
+  std::vector<std::pair<PyObject*, PyObject*>> descriptors_;  ///< (name, torch.Tensor's C descriptor)
   PyObject* empty_kwnames_;
   nb::object scalar_shape_;
 };
+
+void BumpVersions(nb::handle tensors) { TorchReader::Get().BumpVersions(tensors); }
 
 // Note [Output cache]
 // A fresh output of 16 Mi floats (64 MiB) takes 16 Ki page faults on its first write, and the
@@ -652,9 +844,11 @@ void* LossSlot() {
 /// One operator call over plain CPU torch tensors, outputs made here, as Note [Torch tensors read
 /// here] says: the result (a tensor, or (loss, grad) for the fused call), or None, with nothing
 /// allocated or run, when the call is for the Python layer's general path: an operand that is
-/// not a plain CPU tensor of a registered dtype (a number, a subclass, another device), a
-/// reduction that is not one of the three names or a plain int, a missing grad_output where one
-/// is needed. Refusals of the library raise as run() does.
+/// not a plain CPU tensor of a registered dtype (a number, a subclass, another device), a lazy
+/// tensor (Note [Lazy tensors]), a given output that PyTorch's out= would refuse, a reduction
+/// that is not one of the three names or a plain int, a missing grad_output where one is needed.
+/// Refusals of the library raise as run() does; given outputs are versioned once written (Note
+/// [Written tensors are versioned]).
 nb::object TorchCall(int op, nb::handle self, nb::handle target, nb::handle weight, nb::handle pos_weight,
                      nb::handle grad_output, nb::handle reduction, nb::handle out, nb::handle grad_input) {
   const TorchReader& reader = TorchReader::Get();
@@ -693,7 +887,10 @@ nb::object TorchCall(int op, nb::handle self, nb::handle target, nb::handle weig
   const bool scalar_loss = red != 0 && (kind == Op::kForward || kind == Op::kFused);
   const nb::handle given[2] = {out, kind == Op::kFused ? grad_input : nb::none()};
   for (unsigned k = 0; k < 2; ++k) {
-    if (!given[k].is_none() && !reader.Describe(given[k].ptr(), t[kOut + k], kSlotNames[kOut + k])) return nb::none();
+    if (given[k].is_none()) continue;
+    if (!reader.Describe(given[k].ptr(), t[kOut + k], kSlotNames[kOut + k]) || !reader.Writable(given[k])) {
+      return nb::none();
+    }
   }
   // Outputs have target's dtype: the loss of mean and sum is 0-dim, every other one has self's shape.
   std::pair<void*, size_t> loss_copy{nullptr, 0};  // a new 0-dim loss, written through LossSlot()
@@ -745,6 +942,11 @@ nb::object TorchCall(int op, nb::handle self, nb::handle target, nb::handle weig
   if (kind == Op::kFused) grad = grad_input.is_none() ? make(false, kGradInput) : nb::borrow(grad_input);
   Execute(op, t, red);
   if (loss_copy.first != nullptr) std::memcpy(loss_copy.first, LossSlot(), loss_copy.second);
+  if (!given[0].is_none() || !given[1].is_none()) {  // Note [Written tensors are versioned]
+    reader.BumpVersions(given[1].is_none() ? nb::make_tuple(given[0])
+                        : given[0].is_none() ? nb::make_tuple(given[1])
+                                             : nb::make_tuple(given[0], given[1]));
+  }
   if (kind == Op::kFused) return nb::make_tuple(result, grad);
   return result;
 }
@@ -753,6 +955,7 @@ nb::object TorchCall(int op, nb::handle self, nb::handle target, nb::handle weig
 
 NB_MODULE(_aclnn_bce, m) {
   m.doc() = "The library's C API for aclnn_bce (use the functions of the aclnn_bce package).";
+  pthread_atfork(nullptr, nullptr, CountFork);  // Note [Prepared calls after fork]
   nb::exception<NegativeStrides>(m, "NegativeStridesError", PyExc_ValueError);
   m.def("run", &Run, nb::arg("op"), nb::arg("self"), nb::arg("target"), nb::arg("weight").none(),
         nb::arg("pos_weight").none(), nb::arg("grad_output").none(), nb::arg("reduction"), nb::arg("out"),
@@ -765,12 +968,14 @@ NB_MODULE(_aclnn_bce, m) {
         "run() over descriptors (data address, shape, strides in elements, aclDataType value or -2) or None.");
   m.def(
       "register_torch",
-      [](nb::handle tensor_type, nb::dict dtypes, nb::handle empty) {
-        TorchReader::Get().Register(tensor_type, dtypes, empty);
+      [](nb::handle tensor_type, nb::dict dtypes, nb::handle empty, nb::handle increment_version,
+         nb::handle is_grad_enabled) {
+        TorchReader::Get().Register(tensor_type, dtypes, empty, increment_version, is_grad_enabled);
       },
-      nb::arg("tensor_type"), nb::arg("dtypes"), nb::arg("empty"),
-      "Registers torch.Tensor, {torch dtype: aclDataType value} and torch.empty for torch_call (once, by the "
-      "Python layer).");
+      nb::arg("tensor_type"), nb::arg("dtypes"), nb::arg("empty"), nb::arg("increment_version"),
+      nb::arg("is_grad_enabled"),
+      "Registers torch.Tensor, {torch dtype: aclDataType value}, torch.empty, torch._C._increment_version and "
+      "torch.is_grad_enabled for torch_call and prepared calls (once, by the Python layer).");
   m.def("torch_call", &TorchCall, nb::arg("op"), nb::arg("self").none(), nb::arg("target").none(),
         nb::arg("weight").none(), nb::arg("pos_weight").none(), nb::arg("grad_output").none(),
         nb::arg("reduction").none(), nb::arg("out").none(), nb::arg("grad_input").none(),
@@ -780,8 +985,9 @@ NB_MODULE(_aclnn_bce, m) {
   nb::class_<Prepared>(m, "Prepared",
                        "A call whose first phase ran once (a repeatable executor): run() launches it again over "
                        "the arrays' current contents (Note [Prepared calls]).")
-      .def(nb::init<int, nb::list, int64_t, unsigned, nb::list>(), nb::arg("op"), nb::arg("operands"),
-           nb::arg("reduction"), nb::arg("bf16_mask"), nb::arg("guards"))
+      .def(nb::init<int, nb::list, int64_t, unsigned, nb::list, nb::list, nb::list>(), nb::arg("op"),
+           nb::arg("operands"), nb::arg("reduction"), nb::arg("bf16_mask"), nb::arg("guards"), nb::arg("written"),
+           nb::arg("arrays"))
       .def("run", &Prepared::Run, "The second phase and the wait.")
       .def("close", &Prepared::Close, "Destroys the executor; later runs raise RuntimeError.")
       .def_prop_ro("closed", &Prepared::closed);

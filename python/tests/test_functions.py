@@ -583,3 +583,91 @@ def test_new_zero_dim_losses_are_their_own_tensors():
         want = aclnn_bce.binary_cross_entropy_with_logits(cases[k][0].numpy(), cases[k][1].numpy(), reduction="sum")
         for loss in losses:
             np.testing.assert_array_equal(loss.numpy(), want)
+
+
+# --------------------------------------------------------------------------------------------
+# numpy dtypes nanobind cannot take; negative-stride outputs and the aliasing rule
+# --------------------------------------------------------------------------------------------
+UNSUPPORTED_NUMPY = [
+    ("object", lambda a: a.astype(object)),
+    ("str", lambda a: a.astype("U8")),
+    ("bytes", lambda a: a.astype("S8")),
+    ("void", lambda a: np.zeros(a.shape, "V4")),
+    ("datetime", lambda a: np.zeros(a.shape, "datetime64[s]")),
+    ("big-endian float32", lambda a: a.astype(">f4")),
+    ("structured", lambda a: np.zeros(a.shape, [("v", "<f4")])),
+]
+if np.dtype(np.longdouble).itemsize > 8:
+    UNSUPPORTED_NUMPY.append(("longdouble", lambda a: a.astype(np.longdouble)))
+
+
+@pytest.mark.parametrize("slot", ["input", "target", "weight", "pos_weight", "out"])
+@pytest.mark.parametrize("what,convert", UNSUPPORTED_NUMPY, ids=[u[0] for u in UNSUPPORTED_NUMPY])
+def test_unsupported_numpy_dtypes_get_a_type_error_naming_the_parameter(what, convert, slot):
+    args = {"input": a32(3, 4), "target": a32(3, 4) * 0 + 0.5, "weight": None, "pos_weight": None,
+            "out": np.full((3, 4), 7.0, np.float32)}
+    args[slot] = convert(a32(3, 4))
+    with pytest.raises(TypeError) as info:
+        aclnn_bce.binary_cross_entropy_with_logits(args["input"], args["target"], args["weight"], args["pos_weight"],
+                                                   reduction="none", out=args["out"])
+    message = str(info.value)
+    assert message.startswith(f"{slot}: dtype ") and "use float32, float16, bfloat16 or float64" in message, message
+    assert "incompatible function arguments" not in message
+    if slot != "out":
+        assert (args["out"] == 7.0).all()
+
+
+@pytest.mark.parametrize("dtype,name", [(np.int32, "self"), (np.bool_, "self"), (np.complex64, "self"),
+                                        (np.uint8, "self")])
+def test_integer_bool_and_complex_arrays_get_the_librarys_dtype_rule(dtype, name):
+    with pytest.raises(TypeError) as info:
+        aclnn_bce.binary_cross_entropy_with_logits(a32(3, 4).astype(dtype), a32(3, 4))
+    assert name in str(info.value) and "dtype" in str(info.value)
+    assert "incompatible function arguments" not in str(info.value)
+
+
+def test_fused_outputs_never_share_memory_through_negative_strides():
+    """The issue's case: out=buf[::-1], grad_input=buf; and partial overlaps through a reversed
+    view; each refused before anything is written."""
+    x, y = a32(5), np.full(5, 0.25, np.float32)
+    buf = np.full(10, 7.0, np.float32)
+    for out, grad in ((buf[:5][::-1], buf[:5]), (buf[:5], buf[:5][::-1]), (buf[2:7][::-1], buf[:5]),
+                      (buf[::-2], buf[1::2])):
+        with pytest.raises(ValueError, match="share memory"):
+            aclnn_bce.binary_cross_entropy_with_logits_fused(x, y, reduction="none", out=out, grad_input=grad)
+        assert (buf == 7.0).all()
+    # Interleaved without a shared byte: accepted, each written.
+    loss, grad = aclnn_bce.binary_cross_entropy_with_logits_fused(x, y, reduction="none", out=buf[::-2],
+                                                                  grad_input=buf[-2::-2])
+    np.testing.assert_array_equal(buf[::-2], aclnn_bce.binary_cross_entropy_with_logits(x, y, reduction="none"))
+    np.testing.assert_array_equal(buf[-2::-2], aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, x, y,
+                                                                                                   reduction="none"))
+
+
+def test_a_negative_stride_out_follows_the_aliasing_rule():
+    """An out with negative strides is written through a temporary, and the library's rule holds
+    for the caller's arrays: the very same view as an input is an in-place call (the bits of the
+    out-of-place one); any other sharing with an input is refused (out=x[:, ::-1] with input x);
+    sharing nothing is accepted."""
+    rng = np.random.default_rng(12)
+    x, y = make(rng, (4, 6), "float32", "logits"), make(rng, (4, 6), "float32", "labels")
+    expect = aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, x, y, reduction="none")
+    kept = x.copy()
+    with pytest.raises(ValueError, match="out shares memory with input other than as the very same view"):
+        aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, x, y, reduction="none", out=x[:, ::-1])
+    np.testing.assert_array_equal(x, kept)
+    with pytest.raises(ValueError, match="out shares memory with target"):
+        aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, x, y[::-1], reduction="none", out=y)
+    xr = x[::-1].copy()[::-1]  # a reversed view over its own buffer, holding x's values
+    ret = aclnn_bce.binary_cross_entropy_with_logits_backward(1.0, xr, y, reduction="none", out=xr)
+    assert ret is xr
+    np.testing.assert_array_equal(xr, expect)
+
+
+def test_an_out_overlapping_itself_through_a_temporary_is_refused():
+    x, y = a32(4), np.full(4, 0.25, np.float32)
+    base = np.full(8, 7.0, np.float32)
+    out = np.lib.stride_tricks.as_strided(base[4:], shape=(2, 2), strides=(-4, -4), writeable=True)
+    with pytest.raises(ValueError, match="out: its elements may share memory"):
+        aclnn_bce.binary_cross_entropy_with_logits(x.reshape(2, 2), y.reshape(2, 2), reduction="none", out=out)
+    assert (base == 7.0).all()

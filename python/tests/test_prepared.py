@@ -220,3 +220,95 @@ def test_one_launch_at_a_time_from_threads():
     assert not errors
     assert sum(ran) + sum(busy) == 80 and sum(ran) >= 40
     assert torch.equal(step(), want)
+
+
+@pytest.mark.parametrize("change", ["grow", "shrink", "base grown"])
+def test_numpy_array_resized_in_place_raises(change):
+    """ndarray.resize(..., refcheck=False) moves or shrinks the array's memory under a prepared
+    call (its own reference does not stop it): the next run raises instead of writing freed
+    memory, and writes nothing."""
+    base = np.linspace(-4, 4, 1200, dtype=np.float32)
+    x = base[:600].reshape(20, 30)  # a view: resizing base leaves it dangling
+    y = np.full((20, 30), 0.5, np.float32)
+    out = np.full((20, 30), 3.0, np.float32)
+    step = aclnn_bce.prepare(BWD, 1.0, x, y, None, None, "none", out=out)
+    step()
+    if change == "grow":
+        out.resize(1 << 20, refcheck=False)
+    elif change == "shrink":
+        out.resize(4, refcheck=False)
+    else:
+        base.resize(1 << 20, refcheck=False)
+    out[...] = 3.0
+    with pytest.raises(RuntimeError, match="resized or reshaped in place"):
+        step()
+    assert np.all(out == 3.0)
+    step.close()
+
+
+def test_forked_child_starts_with_no_prepared_call_running():
+    """fork() while another thread runs a prepared call: in the child, where that thread does not
+    exist, the call runs (it is not "already running") and gives the parent's result."""
+    import os
+
+    rng = np.random.default_rng(17)
+    x, y, w, pw, g = operands(rng, (1024, 2048), np.dtype(np.float32), False)
+    step = aclnn_bce.prepare(BWD, g, x, y, w, pw, "none")
+    want = BWD(g, x, y, w, pw, "none")
+    stop = threading.Event()
+    running = threading.Event()
+
+    def loop():
+        while not stop.is_set():
+            running.set()
+            step()
+
+    thread = threading.Thread(target=loop)
+    thread.start()
+    statuses = []
+    try:
+        running.wait()
+        for _ in range(4):  # each fork most likely lands while the thread runs the call
+            pid = os.fork()
+            if pid == 0:  # the child: one thread, this one
+                code = 1
+                try:
+                    code = 0 if np.array_equal(step(), want) else 2
+                finally:
+                    os._exit(code)
+            statuses.append(os.waitpid(pid, 0)[1])
+    finally:
+        stop.set()
+        thread.join()
+    assert statuses == [0, 0, 0, 0], statuses
+    step.close()
+
+
+def test_prepare_refuses_lazy_tensors():
+    """A prepared call cannot read a lazy tensor through a copy made once (later writes to the
+    tensor would not be seen): a tensor with the negative bit or a ZeroTensor is refused."""
+    x = torch.linspace(-4, 4, 12)
+    lazy = torch.complex(torch.zeros(12), -x).conj().imag
+    assert lazy.is_neg() and torch.equal(lazy, x)
+    with pytest.raises(ValueError, match="input: a tensor with the negative or conjugate bit is not supported by prepare"):
+        aclnn_bce.prepare(FWD, lazy, x, reduction="none")
+    with pytest.raises(ValueError, match="out: a tensor with the negative or conjugate bit"):
+        aclnn_bce.prepare(FWD, x, x, reduction="none", out=torch.complex(torch.zeros(12), x).conj().imag)
+    with pytest.raises(ValueError, match="target: a ZeroTensor"):
+        aclnn_bce.prepare(FWD, x, torch._efficientzerotensor(12), reduction="none")
+
+
+@pytest.mark.parametrize("given", [True, False], ids=["out", "made"])
+def test_prepared_torch_outputs_are_versioned_at_every_run(given):
+    x = torch.linspace(-4, 4, 12)
+    y = torch.full((12,), 0.25)
+    with aclnn_bce.prepare(FUSED, x, y, reduction="none",
+                           **({"out": torch.empty(12), "grad_input": torch.empty(12)} if given else {})) as step:
+        loss, grad = step()
+        versions = (loss._version, grad._version)
+        p = torch.ones(12, requires_grad=True)
+        z = (loss * p).sum()
+        step()
+        assert loss._version > versions[0] and grad._version > versions[1]
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            z.backward()
