@@ -419,3 +419,155 @@ def test_gradcheck_through_the_custom_operators(op, reduction):
         assert torch.autograd.gradcheck(lambda a: fn(a, y, w, pw, reduction)[0], (x,))
     else:
         assert torch.autograd.gradcheck(lambda a, b: fn(a, b, w, pw, reduction), (x, y))
+
+
+# --------------------------------------------------------------------------------------------
+# Double backward, fresh gradients, torch.func, other wrappers
+
+
+HESSIAN_X = (0.5, -1.0, 2.0)
+HESSIAN_Y = (0.2, 0.7, 1.0)
+
+
+def _routes():
+    """(name, loss function of (input, target, weight, pos_weight, reduction)) for each way in:
+    the functional, PyTorch's function and module after enable(), the custom operator."""
+    reductions = {"none": 0, "mean": 1, "sum": 2}
+    return [
+        ("functional", lambda a, b, w, pw, r: at.binary_cross_entropy_with_logits(a, b, w, reduction=r, pos_weight=pw)),
+        ("F after enable", lambda a, b, w, pw, r: F.binary_cross_entropy_with_logits(a, b, w, reduction=r,
+                                                                                     pos_weight=pw)),
+        ("module after enable", lambda a, b, w, pw, r: torch.nn.BCEWithLogitsLoss(w, reduction=r, pos_weight=pw)(a, b)),
+        ("custom operator", lambda a, b, w, pw, r: torch.ops.aclnn_bce.binary_cross_entropy_with_logits(
+            a, b, w, pw, reductions[r])),
+        ("fused custom operator", lambda a, b, w, pw, r: torch.ops.aclnn_bce.binary_cross_entropy_with_logits_fused(
+            a, b, w, pw, reductions[r])[0]),
+    ]
+
+
+ROUTES = _routes()
+
+
+@pytest.mark.parametrize("name,loss", ROUTES, ids=[r[0] for r in ROUTES])
+def test_hessian_matches_pytorch(name, loss, monkeypatch):
+    """torch.autograd.functional.hessian: the issue's numbers (float64, mean), with only input
+    requiring grad (the functional's fused path)."""
+    at.enable()
+    calls = _OpCalls(monkeypatch)
+    x = torch.tensor(HESSIAN_X, dtype=torch.float64)
+    y = torch.tensor(HESSIAN_Y, dtype=torch.float64)
+    h = torch.autograd.functional.hessian(lambda t: loss(t, y, None, None, "mean"), x)
+    expected = torch.autograd.functional.hessian(lambda t: TORCH_BCE(t, y), x)
+    torch.testing.assert_close(h, expected, rtol=1e-12, atol=1e-15)
+    torch.testing.assert_close(h.diagonal(), torch.tensor([0.078, 0.066, 0.035], dtype=torch.float64), atol=6e-4,
+                               rtol=0)
+    assert calls.total() > 0  # the library took part
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name,loss", ROUTES, ids=[r[0] for r in ROUTES])
+def test_gradgradcheck_float64(name, loss, reduction):
+    """Second derivatives (with respect to input, target and the incoming gradient) are exact:
+    gradgradcheck in float64 with broadcast weight and pos_weight, for input and target together
+    and for input alone (the fused path)."""
+    at.enable()
+    x, y, w, pw = _case((3, 4), torch.float64, 71, (3, 1), (4,))
+    xr, yr = x.clone().requires_grad_(), y.clone().requires_grad_()
+    if name != "fused custom operator":
+        assert torch.autograd.gradgradcheck(lambda a, b: loss(a, b, w, pw, reduction), (xr, yr))
+    assert torch.autograd.gradgradcheck(lambda a: loss(a, y, w, pw, reduction), (xr,))
+    assert torch.autograd.gradgradcheck(lambda a: loss(a, y, None, None, reduction), (xr,))
+
+
+def test_a_gradient_taken_with_create_graph_has_its_own_derivative():
+    """A gradient penalty: autograd.grad(loss, x, create_graph=True) returns a gradient with a
+    grad_fn, and the penalty's gradient is PyTorch's."""
+    x, y, w, pw = _case((4, 5), torch.float64, 73, (5,), (5,))
+    grads = {}
+    for name, fn in (("ours", at.binary_cross_entropy_with_logits), ("torch", TORCH_BCE)):
+        xr = x.clone().requires_grad_()
+        (g,) = torch.autograd.grad(fn(xr, y, w, pos_weight=pw), xr, create_graph=True)
+        assert g.grad_fn is not None
+        (grads[name],) = torch.autograd.grad(g.pow(2).sum(), xr)
+    torch.testing.assert_close(grads["ours"], grads["torch"], rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("fused", [True, False], ids=["fused", "separate"])
+def test_retained_graph_gradients_are_fresh_tensors(monkeypatch, fused, reduction):
+    """autograd.grad twice over a retained graph returns two tensors of their own; scaling the
+    first in place changes neither the second nor what a third call returns."""
+    monkeypatch.setattr(atF, "FUSED_MAX_NUMEL", 1 << 30 if fused else -1)
+    x, y, w, pw = _case((4, 5), torch.float32, 79, (5,), (5,))
+    xr = x.clone().requires_grad_()
+    loss = at.binary_cross_entropy_with_logits(xr, y, w, reduction=reduction, pos_weight=pw)
+    (first,) = torch.autograd.grad(loss, xr, retain_graph=True)
+    expected = first.clone()
+    (second,) = torch.autograd.grad(loss, xr, retain_graph=True)
+    assert first.data_ptr() != second.data_ptr()
+    first.mul_(10)
+    (third,) = torch.autograd.grad(loss, xr)
+    assert torch.equal(second, expected) and torch.equal(third, expected)
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:FutureWarning")  # inside torch.func.hessian
+def test_vmap_and_func_grad_after_enable_fall_back_to_pytorch(monkeypatch):
+    """After enable(), torch.vmap and torch.func.grad over PyTorch's function work: the calls
+    under a transform go to PyTorch's kernel (their tensors have no memory of their own)."""
+    at.enable()
+    calls = _OpCalls(monkeypatch)
+    x, y, w, pw = _case((3, 4), torch.float64, 83, (4,), (4,))
+
+    def loss(a, b):
+        return F.binary_cross_entropy_with_logits(a, b, w, pos_weight=pw)
+
+    torch.testing.assert_close(torch.vmap(loss)(x, y), torch.stack([TORCH_BCE(a, b, w, pos_weight=pw)
+                                                                    for a, b in zip(x, y)]))
+    torch.testing.assert_close(torch.func.grad(loss)(x, y), _reference(x, y, w, pw, "mean")[1])
+    torch.testing.assert_close(torch.func.hessian(loss)(x[0], y[0]),
+                               torch.autograd.functional.hessian(lambda t: TORCH_BCE(t, y[0], w, pos_weight=pw), x[0]))
+    assert calls.total() == 0
+    loss(x, y)  # outside a transform: ours again
+    assert calls.total() == 1
+
+
+def test_the_functional_refuses_torch_func_transforms_clearly():
+    x, y, _, _ = _case((3, 4), torch.float32, 89)
+    with pytest.raises(RuntimeError, match="torch.func transforms"):
+        torch.vmap(at.binary_cross_entropy_with_logits)(x, y)
+    with pytest.raises(RuntimeError, match="torch.func transforms"):
+        torch.func.grad(lambda a: at.binary_cross_entropy_with_logits(a, y[0]))(x[0])
+
+
+def test_disable_after_another_wrapper_keeps_the_chain_working(monkeypatch):
+    """enable(), another library wraps PyTorch's function, disable(): the wrapper stays and calls
+    pass through to PyTorch (meta tensors included, no RecursionError); enable() again routes
+    through the chain; the wrapper's removal and disable() restore PyTorch's function."""
+    calls = _OpCalls(monkeypatch)
+    at.enable()
+    routed = F.binary_cross_entropy_with_logits
+    wrapped = []
+
+    def wrapper(*args, **kwargs):
+        wrapped.append(1)
+        return routed(*args, **kwargs)
+
+    F.binary_cross_entropy_with_logits = wrapper
+    try:
+        at.disable()
+        assert F.binary_cross_entropy_with_logits is wrapper and not at.is_enabled()
+        x, y, _, _ = _case((3, 4), torch.float32, 97)
+        out = F.binary_cross_entropy_with_logits(x.to("meta"), y.to("meta"), reduction="none")
+        assert out.device.type == "meta" and out.shape == (3, 4)
+        torch.testing.assert_close(F.binary_cross_entropy_with_logits(x, y), TORCH_BCE(x, y))
+        assert calls.total() == 0 and len(wrapped) == 2
+        at.enable()
+        assert at.is_enabled() and F.binary_cross_entropy_with_logits is wrapper
+        torch.testing.assert_close(F.binary_cross_entropy_with_logits(x, y), TORCH_BCE(x, y))
+        assert calls.total() == 1 and len(wrapped) == 3
+        out = F.binary_cross_entropy_with_logits(x.to("meta"), y.to("meta"), reduction="none")
+        assert out.device.type == "meta"
+    finally:
+        F.binary_cross_entropy_with_logits = routed  # the other library unwraps
+    at.disable()
+    assert F.binary_cross_entropy_with_logits is TORCH_BCE

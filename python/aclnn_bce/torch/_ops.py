@@ -15,8 +15,10 @@ The forward and the fused operator are differentiable with respect to ``input`` 
 (weight and pos_weight are not, as in PyTorch): the gradient for input comes from the backward
 operator (or, for the fused operator, from the gradient it saved, times the incoming gradient),
 the gradient for target from the target-backward operator, each computed only when
-``ctx.needs_input_grad`` asks for it. Results have target's dtype; the gradient for input is cast
-to input's dtype where the two differ, as autograd requires.
+``ctx.needs_input_grad`` asks for it. The two gradient operators are differentiable in turn
+(with respect to grad_output, input and target: Note [Double backward]), so double backward
+works. Results have target's dtype; the gradient for input is cast to input's dtype where the
+two differ, as autograd requires.
 """
 
 from __future__ import annotations
@@ -158,12 +160,22 @@ def _fake_fused(input: torch.Tensor, target: torch.Tensor, weight: Optional[torc
 # Autograd
 
 
+def _refuse_weight_gradients(weight: Optional[torch.Tensor], pos_weight: Optional[torch.Tensor]) -> None:
+    """PyTorch's refusal of a weight or pos_weight that requires grad under grad mode."""
+    if torch.is_grad_enabled():
+        for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+            if t is not None and t.requires_grad:
+                raise RuntimeError(f"The function 'binary_cross_entropy_with_logits' is not differentiable "
+                                   f"with respect to argument '{name}'. This input cannot have requires_grad True.")
+
+
 def _to_input_dtype(grad: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return grad if grad.dtype == dtype else grad.to(dtype)
 
 
 def _setup_forward(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
     input, target, weight, pos_weight, reduction = inputs
+    _refuse_weight_gradients(weight, pos_weight)
     ctx.reduction = reduction
     ctx.input_dtype = input.dtype
     ctx.save_for_backward(input, target, weight, pos_weight)
@@ -185,6 +197,7 @@ bce_with_logits.register_autograd(_backward_forward, setup_context=_setup_forwar
 
 def _setup_fused(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
     input, target, weight, pos_weight, reduction = inputs
+    _refuse_weight_gradients(weight, pos_weight)
     _, grad = output
     ctx.reduction = reduction
     ctx.input_dtype = input.dtype
@@ -200,12 +213,95 @@ def _backward_fused(ctx: Any, grad: Optional[torch.Tensor],
         return None, None, None, None, None
     grad_input = grad_target = None
     if ctx.needs_input_grad[0]:
-        # d loss / d input for a unit grad_output, times the incoming gradient (0-dim for mean and
-        # sum, any shape broadcasting to input's for none).
-        grad_input = _to_input_dtype(saved_grad * grad, ctx.input_dtype)
+        if torch.is_grad_enabled():  # create_graph: a gradient with derivatives of its own (Note [Double backward])
+            grad_input = _to_input_dtype(
+                bce_with_logits_backward(grad, input, target, weight, pos_weight, ctx.reduction), ctx.input_dtype)
+        else:
+            # d loss / d input for a unit grad_output, times the incoming gradient (0-dim for mean
+            # and sum, any shape broadcasting to input's for none): a new tensor.
+            grad_input = _to_input_dtype(saved_grad * grad, ctx.input_dtype)
     if ctx.needs_input_grad[1]:
         grad_target = bce_with_logits_target_backward(grad, input, target, weight, pos_weight, ctx.reduction)
     return grad_input, grad_target, None, None, None
 
 
 bce_with_logits_fused.register_autograd(_backward_fused, setup_context=_setup_fused)
+
+
+# Note [Double backward]
+# The gradient operators are differentiable too, so that a gradient taken with create_graph=True
+# (a gradient penalty, torch.autograd.functional.hessian, gradgradcheck) has the exact
+# derivatives of its own. Their values come from the library; their derivatives are written here
+# in torch ops (so they are differentiable again). With s = 1/N for mean (N = input's numel) and
+# 1 otherwise, p = sigmoid(x), w = weight (1 when absent), q = pos_weight (1 when absent) and
+# c = 1 + (q - 1) * y, the two gradients are
+#     gx = g * s * w * (p * c - q * y)                      (the backward operator)
+#     gy = g * s * w * (q * softplus(-x) - softplus(x))     (the target-backward operator;
+#        = g * s * w * (-x) without pos_weight)
+# and their derivatives
+#     d gx / dx = g * s * w * c * p * (1 - p)      d gx / dy = g * s * w * ((q - 1) * p - q)
+#     d gy / dx = -g * s * w * (q * (1 - p) + p)   d gy / dy = 0 (target's values are not read)
+#     d gx / dg = s * w * (p * c - q * y)          d gy / dg = s * w * (q * softplus(-x) - softplus(x))
+# (the last two summed over the dims where g was broadcast). weight and pos_weight are not
+# differentiable, as in PyTorch (a weight that requires grad under grad mode is refused).
+
+
+def _setup_gradient(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
+    grad_output, input, target, weight, pos_weight, reduction = inputs
+    _refuse_weight_gradients(weight, pos_weight)
+    ctx.reduction = reduction
+    ctx.save_for_backward(grad_output, input, target, weight, pos_weight)
+
+
+def _scale(grad_output: torch.Tensor, input: torch.Tensor, weight: Optional[torch.Tensor],
+           reduction: int) -> torch.Tensor:
+    """g * s * w of Note [Double backward]."""
+    scaled = grad_output / max(input.numel(), 1) if reduction == 1 else grad_output
+    return scaled if weight is None else scaled * weight
+
+
+def _to(grad: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    """A gradient for ``like``: summed to its shape (where it was broadcast) and in its dtype."""
+    return _to_input_dtype(grad if grad.shape == like.shape else grad.sum_to_size(like.shape), like.dtype)
+
+
+def _backward_gradient(ctx: Any, gg: torch.Tensor) -> Tuple[Optional[torch.Tensor], ...]:
+    """The derivatives of gx (Note [Double backward]) times the incoming gradient gg."""
+    grad_output, input, target, weight, pos_weight = ctx.saved_tensors
+    need_g, need_x, need_y = ctx.needs_input_grad[:3]
+    p = torch.sigmoid(input)
+    q = pos_weight
+    c = 1 + (q - 1) * target if q is not None else torch.ones_like(target)
+    d_g = d_x = d_y = None
+    if need_x or need_y:
+        gsw = gg * _scale(grad_output, input, weight, ctx.reduction)
+        if need_x:  # p * (1 - p) as p * sigmoid(-x): no cancellation where p is near 1
+            d_x = _to(gsw * c * p * torch.sigmoid(-input), input)
+        if need_y:
+            d_y = _to(gsw * ((q - 1) * p - q) if q is not None else -gsw, target)
+    if need_g:
+        qy = target if q is None else q * target
+        d_g = _to(gg * _scale(torch.ones_like(grad_output), input, weight, ctx.reduction) * (p * c - qy), grad_output)
+    return d_g, d_x, d_y, None, None, None
+
+
+def _target_backward_gradient(ctx: Any, gg: torch.Tensor) -> Tuple[Optional[torch.Tensor], ...]:
+    """The derivatives of gy (Note [Double backward]) times the incoming gradient gg."""
+    grad_output, input, target, weight, pos_weight = ctx.saved_tensors
+    need_g, need_x = ctx.needs_input_grad[:2]
+    q = pos_weight
+    d_g = d_x = None
+    if need_x:
+        gsw = gg * _scale(grad_output, input, weight, ctx.reduction)
+        if q is None:
+            d_x = _to(-gsw, input)
+        else:
+            d_x = _to(-gsw * (q * torch.sigmoid(-input) + torch.sigmoid(input)), input)
+    if need_g:
+        dldy = -input if q is None else q * torch.nn.functional.softplus(-input) - torch.nn.functional.softplus(input)
+        d_g = _to(gg * _scale(torch.ones_like(grad_output), input, weight, ctx.reduction) * dldy, grad_output)
+    return d_g, d_x, None, None, None, None
+
+
+bce_with_logits_backward.register_autograd(_backward_gradient, setup_context=_setup_gradient)
+bce_with_logits_target_backward.register_autograd(_target_backward_gradient, setup_context=_setup_gradient)

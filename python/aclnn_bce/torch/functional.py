@@ -52,32 +52,40 @@ class _EagerLoss(torch.autograd.Function):
     the same bits), through a plain autograd.Function. A custom operator's dispatch costs about
     6 us a call in PyTorch 2.15 and a training step makes two of them, which is most of the step
     on small inputs; ``torch.compile`` and other tracing still see the custom operators (see
-    ``binary_cross_entropy_with_logits``)."""
+    ``binary_cross_entropy_with_logits``). A backward with ``create_graph=True`` goes through the
+    gradient operators, whose own derivatives are exact (Note [Double backward] in _ops.py)."""
 
     @staticmethod
     def forward(ctx: Any, input: Tensor, target: Tensor, weight: Optional[Tensor], pos_weight: Optional[Tensor],
                 reduction: int, fused: bool) -> Tensor:
-        ctx.reduction, ctx.fused, ctx.input_dtype = reduction, fused, input.dtype
-        if fused:
-            loss, grad = _api.binary_cross_entropy_with_logits_fused(input, target, weight, pos_weight, reduction)
-            ctx.save_for_backward(grad)
-            return loss
+        ctx.reduction, ctx.input_dtype = reduction, input.dtype
         ctx.save_for_backward(input, target, weight, pos_weight)
+        ctx.gradient = None
+        if fused:
+            loss, ctx.gradient = _api.binary_cross_entropy_with_logits_fused(input, target, weight, pos_weight,
+                                                                            reduction)
+            return loss
         return _api.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
     @staticmethod
-    @torch.autograd.function.once_differentiable
     def backward(ctx: Any, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
         grad_input = grad_target = None
-        if ctx.fused:  # only input needs a gradient: the saved one times the incoming gradient
-            (saved,) = ctx.saved_tensors
+        if torch.is_grad_enabled():  # create_graph=True: gradients that autograd can differentiate again
+            input, target, weight, pos_weight = ctx.saved_tensors
+            if ctx.needs_input_grad[0]:
+                grad_input = _ops.bce_with_logits_backward(grad, input, target, weight, pos_weight, ctx.reduction)
+            if ctx.needs_input_grad[1]:
+                grad_target = _ops.bce_with_logits_target_backward(grad, input, target, weight, pos_weight,
+                                                                   ctx.reduction)
+        elif ctx.gradient is not None:  # fused: only input needs a gradient, the one saved times grad
             # loss.backward() passes a 0-dim 1: the saved gradient is then the answer, in the same
-            # bits (x * 1 == x), without a pass over it; autograd frees ctx's reference before it
-            # accumulates, so it takes the tensor over rather than copying it.
+            # bits (x * 1 == x), without a pass over it. It is handed over once (ctx lets go of it),
+            # so every gradient returned is a tensor of its own: a second backward of a retained
+            # graph computes it again.
             if grad.dim() == 0 and grad.item() == 1.0:
-                grad_input = saved
+                grad_input, ctx.gradient = ctx.gradient, None
             else:
-                grad_input = saved * grad
+                grad_input = ctx.gradient * grad
         else:
             input, target, weight, pos_weight = ctx.saved_tensors
             if ctx.needs_input_grad[0]:
@@ -134,6 +142,11 @@ def binary_cross_entropy_with_logits(
             reduction=reduction,
             pos_weight=pos_weight,
         )
+    if torch._C._are_functorch_transforms_active():
+        raise RuntimeError("aclnn_bce.torch.functional.binary_cross_entropy_with_logits does not run under torch.func "
+                           "transforms (vmap, grad, jacrev, ...): its operands there have no memory of their own; use "
+                           "torch.nn.functional.binary_cross_entropy_with_logits (after aclnn_bce.torch.enable() it "
+                           "leaves such calls to PyTorch)")
     reduction_enum = _reduction_enum(size_average, reduce, reduction)
     for name, t in (("input", input), ("target", target), ("weight", weight), ("pos_weight", pos_weight)):
         if t is None and name in ("weight", "pos_weight"):
