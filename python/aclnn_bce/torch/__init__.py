@@ -17,7 +17,14 @@ operators themselves. On top of them:
 Ownership: every operator reads its operands and writes fresh result tensors before it returns
 (the library's two phases run synchronously), so operands only need to live for the call; no
 tensor is kept by the library afterwards. Autograd keeps what the backward needs (input, target,
-weight, pos_weight, or the fused operator's saved gradient) the way any PyTorch operator does.
+weight, pos_weight, and the fused operator's gradient) the way any PyTorch operator does; each
+gradient it returns is a tensor of its own.
+
+Double backward works: a gradient taken with ``create_graph=True`` has exact derivatives of its
+own (the gradient operators are differentiable: Note [Double backward] in ``_ops.py``), so
+gradient penalties, ``torch.autograd.functional.hessian`` and ``gradgradcheck`` work. torch.func
+transforms (``vmap``, ``grad``, ...) are not taken: after ``enable()`` such calls go to PyTorch,
+and ``functional.binary_cross_entropy_with_logits`` refuses them with a RuntimeError.
 """
 
 from __future__ import annotations
