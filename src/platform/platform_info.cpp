@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <mutex>
 
 namespace aclnn_cpu {
 
@@ -67,7 +70,62 @@ uint64_t CpuLastLevelCacheBytes() {
   return kDefaultLlcBytes;
 }
 
-CpuCaches ProbeCpuCaches() { return CpuCaches{CpuL2BytesPerCore(), CpuLastLevelCacheBytes()}; }
+namespace {
+constexpr uint64_t kMinL2Bytes = 64 * 1024;
+constexpr uint64_t kMinLlcBytes = 1024 * 1024;
+constexpr uint64_t kMaxCacheBytes = uint64_t{1} << 40;
+
+/// "<digits>[K|M|G]" as a byte count within [1, kMaxCacheBytes], or std::nullopt.
+std::optional<uint64_t> ParseByteCount(std::string_view text) {
+  uint64_t value = 0;
+  size_t i = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    value = value * 10 + static_cast<uint64_t>(text[i] - '0');
+    if (value > kMaxCacheBytes) return std::nullopt;
+  }
+  if (i == 0) return std::nullopt;
+  int shift = 0;
+  if (i < text.size()) {
+    switch (text[i++]) {
+      case 'K': case 'k': shift = 10; break;
+      case 'M': case 'm': shift = 20; break;
+      case 'G': case 'g': shift = 30; break;
+      default: return std::nullopt;
+    }
+  }
+  if (i != text.size() || value == 0 || value > (kMaxCacheBytes >> shift)) return std::nullopt;
+  return value << shift;
+}
+}  // namespace
+
+std::optional<CpuCaches> ParseCpuCaches(std::string_view text, std::string* error) {
+  const size_t comma = text.find(',');
+  const auto l2 = ParseByteCount(text.substr(0, comma));
+  const auto llc = comma == std::string_view::npos ? std::nullopt : ParseByteCount(text.substr(comma + 1));
+  if (!l2 || !llc) {
+    *error = "must be '<L2 per core>,<last-level cache>', each a byte count with an optional K, M or G suffix "
+             "(for example 2M,260M)";
+    return std::nullopt;
+  }
+  if (*l2 < kMinL2Bytes || *llc < kMinLlcBytes) {
+    *error = "the L2 per core must be at least 64K and the last-level cache at least 1M";
+    return std::nullopt;
+  }
+  return CpuCaches{*l2, *llc};
+}
+
+CpuCaches ProbeCpuCaches() {
+  if (const char* env = std::getenv("ACLNN_CPU_CACHES")) {
+    std::string error;
+    if (const auto caches = ParseCpuCaches(env, &error)) return *caches;
+    static std::once_flag warned;  // the probe runs once per process in the library; tests call it more
+    std::call_once(warned, [&] {
+      std::fprintf(stderr, "aclnn_bce: warning: ACLNN_CPU_CACHES='%s' is ignored: %s; using this machine's caches\n",
+                   env, error.c_str());
+    });
+  }
+  return CpuCaches{CpuL2BytesPerCore(), CpuLastLevelCacheBytes()};
+}
 
 PlatformInfo DescribeCpuPlatform(const CpuCaches& caches, uint64_t core_num) {
   PlatformInfo p;

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace aclnn_cpu {
 
@@ -52,11 +54,22 @@ uint64_t CpuPlatformEpoch();
 /// Atlas A2 training series (ascend910b): 48 vector cores, 192 KiB UB, 32-byte blocks.
 PlatformInfo AtlasA2Platform();
 
-/// The caches of this machine: CpuL2BytesPerCore() and CpuLastLevelCacheBytes().
+// Note [Caches from the environment]
+// ACLNN_CPU_CACHES="<L2 per core>,<last-level cache>" (sizes in bytes with an optional K, M or G
+// suffix, e.g. "2M,260M") makes ProbeCpuCaches report those caches instead of this machine's, so
+// that one host can run the library, and its whole test suite, as another kind of host would:
+// the tiling is a pure function of the caches. scripts/test.sh runs the release tests as an AMD
+// EPYC (1M,32M), as an Intel Xeon (2M,260M) and with the real probe. A value that does not parse
+// is reported once on stderr and the real probe is used.
+
+/// Parses an ACLNN_CPU_CACHES value: the caches, or std::nullopt with @p error saying why.
+std::optional<CpuCaches> ParseCpuCaches(std::string_view text, std::string* error);
+/// The caches the tiling uses for this machine: ACLNN_CPU_CACHES when it is set and valid
+/// (Note [Caches from the environment]), else CpuL2BytesPerCore() and CpuLastLevelCacheBytes().
 CpuCaches ProbeCpuCaches();
-/// L2 cache bytes per core of this machine (1 MiB when the system does not say).
+/// L2 cache bytes per core of this machine's hardware (1 MiB when the system does not say).
 uint64_t CpuL2BytesPerCore();
-/// Last-level (L3) cache bytes of this machine (32 MiB when the system does not say).
+/// Last-level (L3) cache bytes of this machine's hardware (32 MiB when the system does not say).
 uint64_t CpuLastLevelCacheBytes();
 
 }  // namespace aclnn_cpu

@@ -5,6 +5,7 @@
 # 1. cmake --install into <work dir>/prefix; check the layout (lib64 names, set_env.sh, headers).
 # 2. source set_env.sh; the guide's CMakeLists (cann_guide/) with the guide's commands:
 #    cmake ../ -DCMAKE_CXX_COMPILER=g++ -DCMAKE_SKIP_RPATH=TRUE; make; cd bin; ./opapi_test
+#    and again with the sample's include by bare name ("x.h", found in include/aclnn/);
 # 3. the g++ lines of ops-nn's build.sh --run_example (built-in and custom-vendor forms), with
 #    the sample's include written both as "aclnnop/x.h" and as "x.h".
 set -euo pipefail
@@ -24,7 +25,8 @@ cmake --install "$build_dir" --prefix "$prefix" > "$work/install.log"
 for name in ascendcl acl_rt nnopbase opapi opapi_nn opapi_math cust_opapi; do
   [ -e "$prefix/lib64/lib$name.so" ] || { echo "missing lib64/lib$name.so"; exit 1; }
 done
-for f in set_env.sh include/acl/acl.h include/aclnn/acl_meta.h "${all_headers[@]/#/include/aclnnop/}"; do
+for f in set_env.sh include/acl/acl.h include/aclnn/acl_meta.h "${all_headers[@]/#/include/aclnnop/}" \
+         "${all_headers[@]/#/include/aclnn/}"; do
   [ -e "$prefix/$f" ] || { echo "missing $f"; exit 1; }
 done
 
@@ -44,6 +46,16 @@ sed "s|test_aclnn_sigmoid_cross_entropy_with_logits_grad_v2.cpp|$sample|" \
   "$source_dir/tests/install/cann_guide/CMakeLists.txt" > "$guide/CMakeLists.txt"
 cp "$source_dir/examples/$sample" "$guide/"
 (cd "$guide" && mkdir -p build && cd build &&
+  cmake ../ -DCMAKE_CXX_COMPILER=g++ -DCMAKE_SKIP_RPATH=TRUE > cmake.log && make > make.log &&
+  cd bin && ./opapi_test)
+
+echo "== $sample: the guide's CMakeLists with the sample's include by bare name (\"$header\")"
+flat_guide="$work/guide_flat_$k"
+mkdir -p "$flat_guide"
+cp "$guide/CMakeLists.txt" "$flat_guide/"
+sed "s|#include \"aclnnop/$header\"|#include \"$header\"|" "$source_dir/examples/$sample" > "$flat_guide/$sample"
+grep -q "#include \"$header\"" "$flat_guide/$sample" || { echo "the bare include was not written"; exit 1; }
+(cd "$flat_guide" && mkdir -p build && cd build &&
   cmake ../ -DCMAKE_CXX_COMPILER=g++ -DCMAKE_SKIP_RPATH=TRUE > cmake.log && make > make.log &&
   cd bin && ./opapi_test)
 

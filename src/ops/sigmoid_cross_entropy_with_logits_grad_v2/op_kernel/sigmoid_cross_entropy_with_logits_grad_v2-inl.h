@@ -1,5 +1,6 @@
-// Per-SIMD-target code of the kernel, compiled once per instruction set through
-// hwy/foreach_target.h (see sigmoid_cross_entropy_with_logits_grad_v2_kernel.cpp).
+// Per-SIMD-target code of the kernel, compiled once per instruction set and element type (Note
+// [One target per translation unit]: sigmoid_cross_entropy_with_logits_grad_v2_kernel_part.cpp)
+// and, for the tests, through hwy/foreach_target.h.
 
 // Per-target include guard (the Highway idiom).
 #if defined(ACLNN_BCE_GRAD_KERNEL_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -16,6 +17,7 @@
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
 #include "simd/convert-inl.h"
 #include "simd/exp-inl.h"
+#include "simd/kernel_parts.h"
 #include "simd/log1p-inl.h"
 #include "simd/staged-inl.h"
 
@@ -371,6 +373,21 @@ constexpr void FillKernels(KernelTable& table, KernelDType dtype) {
   table.target_compute[MakeTilingKey(dtype, false, true)] = &Kernel<T, false, true, true>::Compute;
   table.target_compute[MakeTilingKey(dtype, true, false)] = &Kernel<T, true, false, true>::Compute;
   table.target_compute[MakeTilingKey(dtype, true, true)] = &Kernel<T, true, true, true>::Compute;
+}
+
+/// Fills @p table's kernels of element type KernelPartElement<kPart> (Note [One target per
+/// translation unit], src/simd/kernel_parts.h); false, leaving it as it is, for the native bf16
+/// part where this target or this CPU has no AVX512-BF16. Instantiated by the part file.
+template <size_t kPart>
+bool FillKernelPart(KernelTable& table) {
+  using T = KernelPartElement<kPart>;
+  if constexpr (kPart == kNativeBFloat16Part && !ACLNN_CPU_HAVE_NATIVE_BF16_STORE) {
+    return false;
+  } else {
+    if (kPart == kNativeBFloat16Part && !CpuHasAvx512Bf16()) return false;
+    FillKernels<T>(table, kKernelDTypeOf<T>);
+    return true;
+  }
 }
 
 }  // namespace HWY_NAMESPACE

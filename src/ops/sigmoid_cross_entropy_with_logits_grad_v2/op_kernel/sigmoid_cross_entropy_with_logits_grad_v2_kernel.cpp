@@ -1,32 +1,31 @@
-// Instantiates the kernel once per SIMD target and dispatches to the best one at run time.
+// The gradient's kernel table of each SIMD target, from the parts compiled apart (Note [One
+// target per translation unit], src/simd/kernel_parts.h), and the run-time dispatch to the best.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_kernel.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
+#include <utility>
+
 #include "aclnn/aclnn_cpu.h"
 #include "hwy/highway.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2-inl.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
+#include "simd/kernel_parts.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu {
 namespace bce_grad {
 namespace HWY_NAMESPACE {
 
+// Defined in the -inl.h; instantiated, one part each, in the part files.
+template <size_t kPart>
+bool FillKernelPart(KernelTable& table);
+
 const KernelTable* GetKernelTable() {
   static const KernelTable table = [] {
     KernelTable t{};
-    FillKernels<float>(t, KernelDType::kFloat);
-    FillKernels<hwy::float16_t>(t, KernelDType::kFloat16);
-#if ACLNN_CPU_HAVE_NATIVE_BF16_STORE
-    if (CpuHasAvx512Bf16()) {  // Note [Native bf16 stores] (src/simd/convert-inl.h)
-      FillKernels<NativeBFloat16>(t, KernelDType::kBFloat16);
-    } else {
-      FillKernels<hwy::bfloat16_t>(t, KernelDType::kBFloat16);
-    }
-#else
-    FillKernels<hwy::bfloat16_t>(t, KernelDType::kBFloat16);
-#endif
-    FillKernels<double>(t, KernelDType::kDouble);
+    [&]<size_t... kPart>(std::index_sequence<kPart...>) {
+      (FillKernelPart<kPart>(t), ...);  // in part order: the native bf16 part overwrites bf16's
+    }(std::make_index_sequence<kKernelPartCount>());
     t.target_name = hwy::TargetName(HWY_TARGET);
     return t;
   }();

@@ -1,5 +1,7 @@
 // Per-SIMD-target code of the loss kernel (SigmoidCrossEntropyWithLogitsV2), compiled once per
-// instruction set through hwy/foreach_target.h.
+// instruction set and part (Note [One target per translation unit]:
+// sigmoid_cross_entropy_with_logits_v2_kernel_part.cpp) and, for the tests, through
+// hwy/foreach_target.h.
 
 // Per-target include guard (the Highway idiom).
 #if defined(ACLNN_BCE_LOSS_KERNEL_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -18,6 +20,7 @@
 #include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 #include "simd/convert-inl.h"
 #include "simd/exp-inl.h"
+#include "simd/kernel_parts.h"
 #include "simd/log1p-inl.h"
 #include "simd/staged-inl.h"
 
@@ -448,10 +451,22 @@ constexpr void FillLossKernelsOf(LossTileFn* table, KernelDType dtype) {
   put.template operator()<true, true, true>();
 }
 
-template <class T>
-constexpr void FillLossKernels(LossTileFn* table, KernelDType dtype) {
-  FillLossKernelsOf<T, false>(table, dtype);
-  FillLossKernelsOf<T, true>(table, dtype);
+/// Fills @p table's kernels of element type KernelPartElement<kPart>, without the gradient for
+/// parts below kKernelPartCount and with it above (Note [One target per translation unit],
+/// src/simd/kernel_parts.h, kLossKernelPartCount); the first part also the chunk sum. False, leaving the table as it
+/// is, for the native bf16 parts where this target or this CPU has no AVX512-BF16.
+template <size_t kPart>
+bool FillLossKernelPart(LossKernelTable& table) {
+  using T = KernelPartElement<kPart>;
+  constexpr bool kNative = kPart % kKernelPartCount == kNativeBFloat16Part;
+  if constexpr (kNative && !ACLNN_CPU_HAVE_NATIVE_BF16_STORE) {
+    return false;
+  } else {
+    if (kNative && !CpuHasAvx512Bf16()) return false;
+    FillLossKernelsOf<T, (kPart >= kKernelPartCount)>(table.compute, kKernelDTypeOf<T>);
+    if constexpr (kPart == 0) table.sum_chunk_float = &SumChunksFloat;
+    return true;
+  }
 }
 
 }  // namespace HWY_NAMESPACE

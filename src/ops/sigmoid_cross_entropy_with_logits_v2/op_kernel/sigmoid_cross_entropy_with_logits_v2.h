@@ -12,6 +12,7 @@
 #include "opdev/kernel_dtype.h"
 #include "opdev/reduction.h"
 #include "opdev/strided_iter.h"
+#include "simd/kernel_parts.h"
 
 namespace aclnn_cpu::bce_loss {
 
@@ -97,6 +98,9 @@ struct LossKernelTable {
   ChunkSumFloatFn sum_chunk_float;
   const char* target_name;
 };
+/// The parts the table is compiled in (Note [One target per translation unit],
+/// src/simd/kernel_parts.h): each element type without the gradient, then each with it.
+inline constexpr size_t kLossKernelPartCount = 2 * kKernelPartCount;
 /// The tile computes of the best SIMD target of this CPU.
 const LossKernelTable& ChosenLossKernelTable();
 

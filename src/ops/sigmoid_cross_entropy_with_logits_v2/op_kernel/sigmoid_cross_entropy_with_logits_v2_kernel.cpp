@@ -1,32 +1,30 @@
-// Instantiates the loss kernel once per SIMD target and dispatches to the best one at run time.
+// The loss's kernel table of each SIMD target, from the parts compiled apart (Note [One target
+// per translation unit], src/simd/kernel_parts.h), and the run-time dispatch to the best.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "op_kernel/sigmoid_cross_entropy_with_logits_v2_kernel.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
+#include <utility>
+
 #include "hwy/highway.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2-inl.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
+#include "simd/kernel_parts.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu {
 namespace bce_loss {
 namespace HWY_NAMESPACE {
 
+// Defined in the -inl.h; instantiated, one part each, in the part files.
+template <size_t kPart>
+bool FillLossKernelPart(LossKernelTable& table);
+
 const LossKernelTable* GetLossKernelTable() {
   static const LossKernelTable table = [] {
     LossKernelTable t{};
-    FillLossKernels<float>(t.compute, KernelDType::kFloat);
-    FillLossKernels<hwy::float16_t>(t.compute, KernelDType::kFloat16);
-#if ACLNN_CPU_HAVE_NATIVE_BF16_STORE
-    if (CpuHasAvx512Bf16()) {  // Note [Native bf16 stores] (src/simd/convert-inl.h)
-      FillLossKernels<NativeBFloat16>(t.compute, KernelDType::kBFloat16);
-    } else {
-      FillLossKernels<hwy::bfloat16_t>(t.compute, KernelDType::kBFloat16);
-    }
-#else
-    FillLossKernels<hwy::bfloat16_t>(t.compute, KernelDType::kBFloat16);
-#endif
-    FillLossKernels<double>(t.compute, KernelDType::kDouble);
-    t.sum_chunk_float = &SumChunksFloat;
+    [&]<size_t... kPart>(std::index_sequence<kPart...>) {
+      (FillLossKernelPart<kPart>(t), ...);  // in part order: the native bf16 parts overwrite bf16's
+    }(std::make_index_sequence<kLossKernelPartCount>());
     t.target_name = hwy::TargetName(HWY_TARGET);
     return t;
   }();

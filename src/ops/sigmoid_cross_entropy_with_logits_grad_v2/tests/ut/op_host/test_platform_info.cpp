@@ -3,6 +3,9 @@
 // probe tests read the host, and they check plausibility, not the values of one machine.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "tiling_test_util.h"
 
 namespace bce_host_test {
@@ -90,6 +93,63 @@ TEST(CpuPlatform, DescribesTheProbedCaches) {
     EXPECT_EQ(probed.llc_bytes, described.llc_bytes) << cores;
     EXPECT_EQ(probed.inline_launch_max_bytes, described.inline_launch_max_bytes) << cores;
   }
+}
+
+TEST(ParseCpuCaches, ReadsByteCountsWithSuffixes) {
+  std::string error;
+  const auto xeon = aclnn_cpu::ParseCpuCaches("2M,260M", &error);
+  ASSERT_TRUE(xeon.has_value()) << error;
+  EXPECT_EQ(xeon->l2_bytes_per_core, 2 * kMiB);
+  EXPECT_EQ(xeon->llc_bytes, 260 * kMiB);
+  const auto plain = aclnn_cpu::ParseCpuCaches("1048576,1g", &error);
+  ASSERT_TRUE(plain.has_value()) << error;
+  EXPECT_EQ(plain->l2_bytes_per_core, 1 * kMiB);
+  EXPECT_EQ(plain->llc_bytes, 1024 * kMiB);
+  const auto kib = aclnn_cpu::ParseCpuCaches("512K,32M", &error);
+  ASSERT_TRUE(kib.has_value()) << error;
+  EXPECT_EQ(kib->l2_bytes_per_core, 512 * kKiB);
+}
+
+TEST(ParseCpuCaches, RefusesWhatIsNotTwoSizes) {
+  for (const char* text : {"", "abc", "2M", "2M,", ",260M", "2M;260M", "2MB,260M", "2M,260M,1M", "-2M,260M",
+                           "2X,260M", "0,260M", "2M,0", "99999999999999999999,1M", "2048G,1M"}) {
+    std::string error;
+    EXPECT_FALSE(aclnn_cpu::ParseCpuCaches(text, &error).has_value()) << text;
+    EXPECT_NE(error.find("L2"), std::string::npos) << text << ": " << error;
+  }
+}
+
+TEST(ParseCpuCaches, RefusesImplausiblySmallCaches) {
+  std::string error;
+  EXPECT_FALSE(aclnn_cpu::ParseCpuCaches("32K,32M", &error).has_value());
+  EXPECT_FALSE(aclnn_cpu::ParseCpuCaches("1M,512K", &error).has_value());
+  EXPECT_NE(error.find("at least"), std::string::npos) << error;
+}
+
+// Runs in a child process: ACLNN_CPU_CACHES is read where the probe runs, and setting it here
+// must not change what the other tests of this process see.
+TEST(ProbeCpuCaches, ReportsTheCachesOfTheEnvironment) {
+  EXPECT_EXIT(
+      {
+        setenv("ACLNN_CPU_CACHES", "3M,77M", 1);
+        const CpuCaches caches = ProbeCpuCaches();
+        std::exit(caches.l2_bytes_per_core == 3 * kMiB && caches.llc_bytes == 77 * kMiB ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST(ProbeCpuCaches, WarnsOnceAboutABadEnvironmentValueAndProbes) {
+  EXPECT_EXIT(
+      {
+        setenv("ACLNN_CPU_CACHES", "lots", 1);
+        const CpuCaches first = ProbeCpuCaches();
+        const CpuCaches second = ProbeCpuCaches();
+        const bool hardware = first.l2_bytes_per_core == aclnn_cpu::CpuL2BytesPerCore() &&
+                              first.llc_bytes == aclnn_cpu::CpuLastLevelCacheBytes() &&
+                              second.llc_bytes == first.llc_bytes;
+        std::exit(hardware ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "ACLNN_CPU_CACHES='lots' is ignored: must be");
 }
 
 TEST(AtlasA2Platform, Has48VectorCores192KiBUbAnd32ByteBlocks) {

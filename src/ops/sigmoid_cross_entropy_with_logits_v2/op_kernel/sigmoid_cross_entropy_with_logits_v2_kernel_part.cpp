@@ -1,0 +1,15 @@
+// One part of the loss's kernel table for one SIMD target: compiled once per (target, part) by
+// aclnn_add_kernel_parts (Note [One target per translation unit], src/simd/kernel_parts.h).
+#include "simd/one_target.h"
+
+#if ACLNN_KERNEL_TARGET_ENABLED
+#include "hwy/highway.h"
+#include "op_kernel/sigmoid_cross_entropy_with_logits_v2-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclnn_cpu::bce_loss::HWY_NAMESPACE {
+static_assert(ACLNN_KERNEL_PART < kLossKernelPartCount, "aclnn_add_kernel_parts: PARTS too large");
+template bool FillLossKernelPart<ACLNN_KERNEL_PART>(LossKernelTable& table);
+}  // namespace aclnn_cpu::bce_loss::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+#endif  // ACLNN_KERNEL_TARGET_ENABLED

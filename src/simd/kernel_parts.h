@@ -1,0 +1,45 @@
+// The parts a kernel table is compiled in: one translation unit per SIMD target and element type.
+#pragma once
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+
+#include "hwy/base.h"
+#include "opdev/kernel_dtype.h"
+#include "simd/native_bf16.h"
+
+namespace aclnn_cpu {
+
+// Note [One target per translation unit]
+// A kernel's code for every SIMD target in one translation unit (hwy/foreach_target.h) took
+// 9-11 minutes to compile on two cores, and 4-9 GB and over 19 minutes under the sanitizers. So
+// each operator's kernel table is compiled in parts: cmake/kernel_parts.cmake compiles the
+// operator's "part" file once per (SIMD target, part), with ACLNN_KERNEL_TARGET and
+// ACLNN_KERNEL_PART defined; src/simd/one_target.h makes that unit compile the one target only.
+// The part file defines the operator's FillKernelPart<kPart> (a function template in the target's
+// namespace) and instantiates it for its part alone. The operator's dispatch file compiles every
+// target through foreach_target.h as before, but with only a declaration of FillKernelPart: its
+// per-target table calls the parts, which the linker finds in the part files. A target the
+// dispatch file compiles and no part file defines is a link error, not a silent gap. The parts
+// are the element types below; an operator may cut each in more parts (the loss: without and
+// with the gradient).
+
+/// The element types of a kernel table, in part order. bf16 comes twice: with Highway's stores,
+/// and with AVX512-BF16's, which a table takes where the target and the CPU have them (Note
+/// [Native bf16 stores], src/simd/convert-inl.h).
+using KernelPartElements = std::tuple<float, hwy::float16_t, hwy::bfloat16_t, NativeBFloat16, double>;
+inline constexpr size_t kKernelPartCount = std::tuple_size_v<KernelPartElements>;
+inline constexpr size_t kNativeBFloat16Part = 3;
+template <size_t kPart>
+using KernelPartElement = std::tuple_element_t<kPart % kKernelPartCount, KernelPartElements>;
+static_assert(std::is_same_v<KernelPartElement<kNativeBFloat16Part>, NativeBFloat16>);
+
+/// The kernel dtype an element type is stored as.
+template <class T>
+inline constexpr KernelDType kKernelDTypeOf = std::is_same_v<T, float>            ? KernelDType::kFloat
+                                              : std::is_same_v<T, hwy::float16_t> ? KernelDType::kFloat16
+                                              : std::is_same_v<T, double>         ? KernelDType::kDouble
+                                                                                  : KernelDType::kBFloat16;
+
+}  // namespace aclnn_cpu
