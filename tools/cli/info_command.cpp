@@ -143,15 +143,22 @@ int RunInfo(const InfoOptions& options) {
   }
   const char* env_threads = std::getenv("ACLNN_CPU_NUM_THREADS");
   const int threads = aclnnCpuGetNumThreads();
-  const uint64_t l2 = aclnn_cpu::CpuL2BytesPerCore();
+  // The caches the CPU tiling below uses: ACLNN_CPU_CACHES's when it is set and valid (Note
+  // [Caches from the environment]), else this CPU's.
+  const aclnn_cpu::CpuCaches caches = aclnn_cpu::ProbeCpuCaches();
+  const char* env_caches = std::getenv("ACLNN_CPU_CACHES");
+  std::string caches_error;
+  const char* caches_from = env_caches != nullptr && aclnn_cpu::ParseCpuCaches(env_caches, &caches_error)
+                                ? "from ACLNN_CPU_CACHES"
+                                : "this CPU's";
   std::printf("%-16s %s (the best instruction set of this CPU, chosen at run time)\n", "SIMD target",
               aclnnCpuSimdTargetName());
   std::printf("%-16s %d (ACLNN_CPU_NUM_THREADS=%s): the worker pool that runs a launch's blocks\n", "threads",
               threads, env_threads != nullptr ? env_threads : "unset");
-  std::printf("%-16s %llu KiB (the CPU tiling's UB budget is half of it)\n", "L2 per core",
-              static_cast<unsigned long long>(l2 / kKiB));
-  std::printf("%-16s %llu KiB (problems moving more stream their output past it)\n", "last-level cache",
-              static_cast<unsigned long long>(aclnn_cpu::CpuLastLevelCacheBytes() / kKiB));
+  std::printf("%-16s %llu KiB (%s; the CPU tiling's UB budget is half of it)\n", "L2 per core",
+              static_cast<unsigned long long>(caches.l2_bytes_per_core / kKiB), caches_from);
+  std::printf("%-16s %llu KiB (%s; problems moving more stream their output past it)\n", "last-level cache",
+              static_cast<unsigned long long>(caches.llc_bytes / kKiB), caches_from);
 
   const KernelDType dtype = KernelDTypeChoices().at(options.dtype);
   const ReductionType reduction = *FromAclnnReduction(ReductionChoices().at(options.reduction));

@@ -315,6 +315,16 @@ TEST(CliInfo, SaysTheCpuTilingsCoresAreBlocksRunByTheThreads) {
       << Printed(one);
 }
 
+TEST(CliInfo, ShowsTheCachesTheTilingUses) {
+  const CliResult r = RunCli({"info", "--threads", "2"}, {"ACLNN_CPU_CACHES=1M,32M"});
+  EXPECT_EQ(r.exit_code, kExitSuccess) << Printed(r);
+  EXPECT_NE(r.out.find("L2 per core      1024 KiB (from ACLNN_CPU_CACHES; the CPU tiling's UB budget is half of it)"),
+            std::string::npos)
+      << Printed(r);
+  EXPECT_NE(r.out.find("last-level cache 32768 KiB (from ACLNN_CPU_CACHES;"), std::string::npos) << Printed(r);
+  EXPECT_NE(r.out.find("UB 524288 bytes"), std::string::npos) << Printed(r);
+}
+
 // Note [Thread count from the environment], as a user of the program meets it.
 TEST(CliThreadsEnv, AnInvalidValueIsReportedOnceAndTheProgramRuns) {
   for (const char* value : {"abc", "0", "-1", "1025", "4x"}) {
