@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The documentation test's own test: run_snippets.py passes what works and fails what is broken.
 
-    test_run_snippets.py BUILD_DIR VENV_PYTHON
+    test_run_snippets.py [BUILD_DIR VENV_PYTHON]      (or: pytest tests/docs)
 
 Runs the runner on fixtures/good.md (each block passes or is skipped, exit 0) and on
 fixtures/broken.md (each block is broken in one way and must be reported failed for that reason,
-exit 1). The same arguments as run_snippets.py.
+exit 1). The same arguments as run_snippets.py; by default (and under pytest) build/release and
+.venv/bin/python of this repository.
 """
 import subprocess
 import sys
@@ -14,8 +15,9 @@ from pathlib import Path
 from typing import List, Tuple
 
 HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
 RUNNER = HERE / "run_snippets.py"
-ARGS: List[str] = []
+ARGS: List[str] = [str(REPO / "build" / "release"), str(REPO / ".venv" / "bin" / "python")]
 
 
 def run_fixture(name: str) -> Tuple[int, List[Tuple[str, str]], str]:
@@ -70,7 +72,6 @@ class BrokenExamples(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    ARGS = sys.argv[1:3]
+    if len(sys.argv) >= 3:
+        ARGS = sys.argv[1:3]
     unittest.main(argv=[sys.argv[0], *sys.argv[3:]], verbosity=2)
