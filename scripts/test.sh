@@ -65,7 +65,10 @@ release_tests() {
 release_build() { cmake --preset release >/dev/null && cmake --build --preset release; }
 python_package() { scripts/python_env.sh; }
 python_tests() { .venv/bin/python -m pytest -q -p no:cacheprovider python/tests; }  # the installed package
-docs_examples() { .venv/bin/python tests/docs/run_snippets.py --build build/release --python .venv/bin/python; }
+# The runner's own tests (it fails a broken example), then the examples themselves.
+docs_examples() {
+  .venv/bin/python -m pytest -q -p no:cacheprovider tests/docs && .venv/bin/python tests/docs/run_snippets.py build/release .venv/bin/python
+}
 asan_build() { cmake --preset asan >/dev/null && cmake --build --preset asan; }
 asan_tests() { ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ctest --preset asan -j2 -LE "slow|torch"; }
 tsan_build() { cmake --preset tsan >/dev/null && cmake --build --preset tsan; }  # the concurrency suites only
