@@ -163,11 +163,17 @@ private:
     uint64_t bytes_ = 0;
 };
 
+/// A core's UB and its shadow, kept across launches (Note [Reused cores] in launch.cpp).
+struct UbMemory {
+    MappedBytes ub;
+    MappedBytes shadow;
+    uint64_t used = 0;  // bytes from UB's start that buffers have covered since the shadow was clear
+};
+
 struct Core {
     LaunchState* launch = nullptr;
     int64_t index = 0;
-    MappedBytes ub_memory;
-    MappedBytes shadow_memory;
+    std::unique_ptr<UbMemory> memory;
     uint8_t* ub = nullptr;      // kUbBackingBytes
     uint8_t* shadow = nullptr;  // one byte per UB byte: 0xff written, 0 never written
 
@@ -254,8 +260,10 @@ void CheckGmRaces(LaunchState& launch);
 std::string GmNameOf(const LaunchState* launch, const GmBuffer* buffer);
 
 // ub.cpp
-/// Maps the core's UB and its shadow and fills UB with poison (on the core's own thread).
+/// Gives the core a UB and its shadow: the shadow clear, UB filled with poison when checks are on.
 void PrepareCore(Core& core);
+/// Returns the core's UB for the next launch.
+void ReleaseCore(Core& core);
 void CheckHeldBuffers(Core& core, int32_t pipe);
 /// The first byte of `bytes` bytes of the view, checked (bound, not freed, aligned to
 /// `alignment`, inside its buffer), or null after reporting why not.

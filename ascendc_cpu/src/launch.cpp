@@ -4,21 +4,31 @@
 // Each simulated core runs on a thread of its own, so that SyncAll can suspend a core in the
 // middle of the kernel. In the sequential orders (in order, reversed, seeded shuffle) a baton lets
 // exactly one core run at a time: a core gives it up when it returns or waits at SyncAll, and the
-// next core in the order that can run takes it. Threads start when a core first gets the baton,
-// so a launch never holds more threads than cores waiting at a barrier plus one. In the threaded
-// order all cores run at once; that is the order for ThreadSanitizer and for finding races the
-// other orders hide. Everything a core owns (UB, pipes, GM access records) is reached only from its
-// thread; the findings and the scheduler state are shared under mutexes.
+// next core in the order that can run takes it. A core gets its thread when it first gets the
+// baton, so a launch never holds more threads than cores waiting at a barrier plus one. In the
+// threaded order all cores run at once; that is the order for ThreadSanitizer and for finding races
+// the other orders hide. Everything a core owns (UB, pipes, GM access records) is reached only from
+// its thread; the findings and the scheduler state are shared under mutexes.
+//
+// Note [Reused cores]
+// A launch of 48 cores would spend milliseconds creating threads and faulting in fresh UB pages,
+// as much as a 1 Mi-element kernel computes. Threads and UB mappings are therefore kept for the
+// next launch: idle threads wait in a pool (a forked child, as in a gtest death test, starts a pool
+// of its own), and a UB comes back with its shadow cleared over the bytes buffers covered.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
+
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -120,12 +130,102 @@ void PrintFinding(const Finding& finding)
 
 // --- scheduling (Note [One thread per core]) ---------------------------------------------------------
 
+/// Threads that run cores, kept between launches (Note [Reused cores]).
+class WorkerPool {
+public:
+    static WorkerPool& Instance()
+    {
+        static WorkerPool pool;
+        return pool;
+    }
+
+    /// Runs `task` on an idle thread, or on a new one.
+    void Run(std::function<void()> task)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (owner_ != getpid()) {
+            // A forked child has none of the parent's threads: forget them (never join them).
+            for (auto& worker : workers_) {
+                worker.release();
+            }
+            workers_.clear();
+            idle_.clear();
+            owner_ = getpid();
+        }
+        Worker* worker = nullptr;
+        if (!idle_.empty()) {
+            worker = idle_.back();
+            idle_.pop_back();
+        } else {
+            workers_.push_back(std::make_unique<Worker>());
+            worker = workers_.back().get();
+            worker->thread = std::thread(&WorkerPool::Loop, this, worker);
+        }
+        worker->task = std::move(task);
+        worker->wake.notify_one();
+    }
+
+    ~WorkerPool()
+    {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (owner_ != getpid()) {
+                for (auto& worker : workers_) {
+                    worker.release();
+                }
+                return;
+            }
+            for (auto& worker : workers_) {
+                worker->stop = true;
+                worker->wake.notify_one();
+            }
+        }
+        for (auto& worker : workers_) {
+            worker->thread.join();
+        }
+    }
+
+private:
+    struct Worker {
+        std::thread thread;
+        std::function<void()> task;
+        std::condition_variable wake;
+        bool stop = false;
+    };
+
+    WorkerPool() : owner_(getpid()) {}
+
+    void Loop(Worker* worker)
+    {
+        for (;;) {
+            std::function<void()> task;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                worker->wake.wait(lock, [&] { return worker->task != nullptr || worker->stop; });
+                if (worker->task == nullptr) {
+                    return;
+                }
+                task = std::move(worker->task);
+                worker->task = nullptr;
+            }
+            task();
+            std::lock_guard<std::mutex> lock(mutex_);
+            idle_.push_back(worker);
+        }
+    }
+
+    std::mutex mutex_;
+    pid_t owner_;
+    std::vector<std::unique_ptr<Worker>> workers_;
+    std::vector<Worker*> idle_;
+};
+
 struct LaunchRun {
     LaunchState* launch;
     KernelBody body;
     void* context;
-    std::vector<std::thread> threads;
     std::vector<bool> started;
+    int64_t threads_running = 0;  // under launch->mutex
 };
 
 void RunCoreThread(LaunchRun* run, int64_t index);
@@ -135,11 +235,14 @@ bool Sequential(const LaunchState& launch)
     return launch.order != RunOrder::kThreads;
 }
 
+/// Under launch.mutex: gives the core a thread unless it has one.
 void StartThread(LaunchRun& run, int64_t index)
 {
     if (!run.started[static_cast<size_t>(index)]) {
         run.started[static_cast<size_t>(index)] = true;
-        run.threads.emplace_back(RunCoreThread, &run, index);
+        ++run.threads_running;
+        LaunchRun* shared = &run;
+        WorkerPool::Instance().Run([shared, index] { RunCoreThread(shared, index); });
     }
 }
 
@@ -189,6 +292,8 @@ void RunCoreThread(LaunchRun* run, int64_t index)
         // Trap(): the core ends; what it issued still lands.
     }
     FinishCoreSync(*core);
+    ReleaseCore(*core);
+    SetThisCore(nullptr);
     {
         std::unique_lock<std::mutex> lock(launch.mutex);
         launch.status[static_cast<size_t>(index)] = CoreStatus::kDone;
@@ -205,9 +310,9 @@ void RunCoreThread(LaunchRun* run, int64_t index)
         if (Sequential(launch)) {
             PassBaton(*run);
         }
+        --run->threads_running;  // the last touch of the launch
         launch.wake.notify_all();
     }
-    SetThisCore(nullptr);
 }
 
 }  // namespace
@@ -493,10 +598,7 @@ void Launch(const char* kernel, int64_t block_dim, const char* arguments_text, c
                     StartThread(run, i);
                 }
             }
-            launch.wake.wait(lock, [&] { return launch.live == 0; });
-        }
-        for (std::thread& thread : run.threads) {
-            thread.join();
+            launch.wake.wait(lock, [&] { return launch.live == 0 && run.threads_running == 0; });
         }
         g_run = nullptr;
         CheckGmRaces(launch);

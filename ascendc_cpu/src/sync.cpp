@@ -360,11 +360,14 @@ void CheckGmBounds(Core& core, const char* api, const DmaOp& op, bool write)
 }
 
 /// DataCopy moves whole 32-byte blocks: an unaligned length is rounded down as the NPU does.
-bool RoundToBlocks(const char* api, DmaShape& shape, const std::string& tensor)
+/// `tensor` names the buffer moved (computed only for a report).
+template <typename Name>
+bool RoundToBlocks(const char* api, DmaShape& shape, Name tensor_name)
 {
     if (!shape.whole_blocks || shape.block_bytes % kBlockBytes == 0) {
         return true;
     }
+    const std::string tensor = tensor_name();
     const uint64_t rounded = shape.block_bytes / kBlockBytes * kBlockBytes;
     Report(Check::kDataCopyUnaligned, Severity::kError, api,
            std::to_string(shape.block_bytes) + " bytes is not a multiple of 32; the NPU moves " +
@@ -564,8 +567,7 @@ void DmaGmToUb(const char* api, const UbRef& dst, const GmRef& src, const DmaSha
         return;
     }
     DmaShape shape = requested;
-    const std::string name = GmNameOf(core->launch, src.buffer);
-    if (!RoundToBlocks(api, shape, name) || shape.block_count == 0) {
+    if (!RoundToBlocks(api, shape, [&] { return GmNameOf(core->launch, src.buffer); }) || shape.block_count == 0) {
         return;
     }
     const uint64_t footprint =
@@ -617,8 +619,7 @@ void DmaUbToGm(const char* api, const GmRef& dst, const UbRef& src, const DmaSha
         return;
     }
     DmaShape shape = requested;
-    const std::string name = GmNameOf(core->launch, dst.buffer);
-    if (!RoundToBlocks(api, shape, name) || shape.block_count == 0) {
+    if (!RoundToBlocks(api, shape, [&] { return GmNameOf(core->launch, dst.buffer); }) || shape.block_count == 0) {
         return;
     }
     const uint64_t span = (shape.block_count - 1) * shape.src_step + shape.block_bytes;
@@ -651,7 +652,7 @@ void UbCopy(const char* api, const UbRef& dst, const UbRef& src, const DmaShape&
         return;
     }
     DmaShape shape = requested;
-    if (!RoundToBlocks(api, shape, UbName(src)) || shape.block_count == 0) {
+    if (!RoundToBlocks(api, shape, [&] { return UbName(src); }) || shape.block_count == 0) {
         return;
     }
     VectorOp op(api);

@@ -3,7 +3,10 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "internal.h"
@@ -115,17 +118,50 @@ Queue* QueueOf(Core& core, int32_t queue, const char* api)
     return &core.queues[static_cast<size_t>(queue)];
 }
 
-template <uint32_t kBytes>
-void ShadowSameSize(uint8_t* dst, const uint8_t* const* sources, int source_count, uint64_t count)
+/// Same-size operands: a destination byte is written iff the source bytes at its offset are. DMA,
+/// padding and scalar stores mark whole elements, so byte-wise is element-wise here.
+void ShadowSameSize(uint8_t* dst, const uint8_t* const* sources, int source_count, uint64_t bytes)
 {
-    for (uint64_t i = 0; i < count * kBytes; i += kBytes) {
-        bool written = true;
-        for (int s = 0; s < source_count; ++s) {
-            for (uint32_t b = 0; b < kBytes; ++b) {
-                written = written && sources[s][i + b] != 0;
+    switch (source_count) {
+        case 0: std::memset(dst, 0xff, bytes); return;
+        case 1: std::memmove(dst, sources[0], bytes); return;
+        case 2: {
+            const uint8_t* a = sources[0];
+            const uint8_t* b = sources[1];
+            for (uint64_t i = 0; i < bytes; ++i) {
+                dst[i] = static_cast<uint8_t>(a[i] & b[i]);
             }
+            return;
         }
-        std::memset(dst + i, written ? 0xff : 0, kBytes);
+        default: {
+            const uint8_t* a = sources[0];
+            const uint8_t* b = sources[1];
+            const uint8_t* c = sources[2];
+            for (uint64_t i = 0; i < bytes; ++i) {
+                dst[i] = static_cast<uint8_t>(a[i] & b[i] & c[i]);
+            }
+            for (int s = 3; s < source_count; ++s) {
+                for (uint64_t i = 0; i < bytes; ++i) {
+                    dst[i] = static_cast<uint8_t>(dst[i] & sources[s][i]);
+                }
+            }
+            return;
+        }
+    }
+}
+
+/// One source of another element size (Cast): dst element i is written iff source element i is.
+template <uint32_t kDst, uint32_t kSrc>
+void ShadowResize(uint8_t* dst, const uint8_t* src, uint64_t count)
+{
+    for (uint64_t i = 0; i < count; ++i) {
+        uint8_t written = 0xff;
+        for (uint32_t b = 0; b < kSrc; ++b) {
+            written = static_cast<uint8_t>(written & src[i * kSrc + b]);
+        }
+        for (uint32_t b = 0; b < kDst; ++b) {
+            dst[i * kDst + b] = written;
+        }
     }
 }
 
@@ -149,17 +185,51 @@ bool MappedBytes::Map(uint64_t bytes)
     return true;
 }
 
+namespace {
+std::mutex g_memory_mutex;
+std::vector<std::unique_ptr<UbMemory>> g_free_memory;
+}  // namespace
+
 void PrepareCore(Core& core)
 {
-    if (!core.ub_memory.Map(kUbBackingBytes) || !core.shadow_memory.Map(kUbBackingBytes)) {
-        std::fprintf(stderr, "ascendc-cpu: cannot map UB for core %lld\n", static_cast<long long>(core.index));
-        std::abort();
+    {
+        std::lock_guard<std::mutex> lock(g_memory_mutex);
+        if (!g_free_memory.empty()) {
+            core.memory = std::move(g_free_memory.back());
+            g_free_memory.pop_back();
+        }
     }
-    core.ub = core.ub_memory.Data();
-    core.shadow = core.shadow_memory.Data();
+    if (core.memory == nullptr) {
+        core.memory = std::make_unique<UbMemory>();
+        if (!core.memory->ub.Map(kUbBackingBytes) || !core.memory->shadow.Map(kUbBackingBytes)) {
+            std::fprintf(stderr, "ascendc-cpu: cannot map UB for core %lld\n", static_cast<long long>(core.index));
+            std::abort();
+        }
+    }
+    core.ub = core.memory->ub.Data();
+    core.shadow = core.memory->shadow.Data();
     if (core.launch->checks) {
         std::memset(core.ub, kPoisonByte, kUbBytes);  // never-written UB reads as NaN / -1
     }
+}
+
+void ReleaseCore(Core& core)
+{
+    if (core.memory == nullptr) {
+        return;
+    }
+    uint64_t used = core.memory->used;
+    for (const UbBuffer& buffer : core.buffers) {
+        used = std::max<uint64_t>(used, static_cast<uint64_t>(buffer.start) + buffer.bytes);
+    }
+    if (core.launch->checks) {
+        std::memset(core.shadow, 0, std::min(used, kUbBackingBytes));  // nothing written yet, next launch
+    }
+    core.memory->used = 0;
+    core.ub = nullptr;
+    core.shadow = nullptr;
+    std::lock_guard<std::mutex> lock(g_memory_mutex);
+    g_free_memory.push_back(std::move(core.memory));
 }
 
 std::string UbName(const UbRef& ref)
@@ -183,13 +253,14 @@ uint8_t* ResolveUb(Core& core, const char* api, const UbRef& ref, uint64_t bytes
         return nullptr;
     }
     const UbBuffer& buffer = core.buffers[static_cast<size_t>(ref.buffer)];
-    const std::string name = UbName(ref);
     if (buffer.state == BufferState::kReleased) {
+        const std::string name = UbName(ref);
         Report(Check::kUseAfterFree, Severity::kError, api,
                "the LocalTensor's buffer was released with its TPipe; the instruction was not executed", name.c_str());
         return nullptr;
     }
     if (buffer.state == BufferState::kFree || ref.generation != buffer.generation) {
+        const std::string name = UbName(ref);
         Report(Check::kUseAfterFree, Severity::kError, api,
                "the LocalTensor was freed by FreeTensor" +
                    std::string(buffer.state == BufferState::kFree ? "" : " and its buffer allocated again") +
@@ -198,6 +269,7 @@ uint8_t* ResolveUb(Core& core, const char* api, const UbRef& ref, uint64_t bytes
         return nullptr;
     }
     if (alignment > 1 && ref.offset % alignment != 0) {
+        const std::string name = UbName(ref);
         Report(Check::kUbMisaligned, Severity::kError, api,
                "operand at UB offset " + Hex(ref.offset) + " is not " + std::to_string(alignment) + "-byte aligned",
                name.c_str());
@@ -208,6 +280,7 @@ uint8_t* ResolveUb(Core& core, const char* api, const UbRef& ref, uint64_t bytes
     const uint64_t end = static_cast<uint64_t>(ref.offset) + bytes;
     const uint64_t buffer_end = static_cast<uint64_t>(buffer.start) + buffer.bytes;
     if (ref.offset < buffer.start || end > buffer_end) {
+        const std::string name = UbName(ref);
         Report(Check::kUbOutOfBounds, Severity::kError, api,
                "accesses UB " + RangeText(ref.offset, end) + ", " + std::to_string(end - std::min(end, buffer_end)) +
                    " bytes past the end of its buffer " + RangeText(buffer.start, buffer_end) +
@@ -694,11 +767,18 @@ void ShadowElementwise(uint8_t* dst, uint32_t dst_element_bytes, const uint8_t* 
         same_size = same_size && source_element_bytes[s] == dst_element_bytes;
     }
     if (same_size) {
-        switch (dst_element_bytes) {
-            case 1: ShadowSameSize<1>(dst, sources, source_count, count); return;
-            case 2: ShadowSameSize<2>(dst, sources, source_count, count); return;
-            case 4: ShadowSameSize<4>(dst, sources, source_count, count); return;
-            case 8: ShadowSameSize<8>(dst, sources, source_count, count); return;
+        ShadowSameSize(dst, sources, source_count, count * dst_element_bytes);
+        return;
+    }
+    if (source_count == 1) {
+        const uint32_t key = dst_element_bytes * 16 + source_element_bytes[0];
+        switch (key) {
+            case 4 * 16 + 2: ShadowResize<4, 2>(dst, sources[0], count); return;
+            case 2 * 16 + 4: ShadowResize<2, 4>(dst, sources[0], count); return;
+            case 2 * 16 + 1: ShadowResize<2, 1>(dst, sources[0], count); return;
+            case 1 * 16 + 2: ShadowResize<1, 2>(dst, sources[0], count); return;
+            case 8 * 16 + 4: ShadowResize<8, 4>(dst, sources[0], count); return;
+            case 4 * 16 + 8: ShadowResize<4, 8>(dst, sources[0], count); return;
             default: break;
         }
     }
@@ -746,15 +826,7 @@ void ShadowFill(uint8_t* shadow, uint64_t bytes, bool written)
 
 bool ShadowAll(const uint8_t* shadow, uint64_t bytes)
 {
-    if (shadow == nullptr) {
-        return true;
-    }
-    for (uint64_t i = 0; i < bytes; ++i) {
-        if (shadow[i] == 0) {
-            return false;
-        }
-    }
-    return true;
+    return shadow == nullptr || bytes == 0 || std::memchr(shadow, 0, bytes) == nullptr;
 }
 
 }  // namespace rt

@@ -215,17 +215,14 @@ inline uint16_t HalfBits(float value)
 
 inline uint16_t Bfloat16Bits(float value)
 {
+    // Branch-free, so that Cast loops vectorise.
     uint32_t bits;
     std::memcpy(&bits, &value, sizeof(bits));
-    if ((bits & 0x7fffffffu) > 0x7f800000u) {
-        return static_cast<uint16_t>((bits >> 16) | 0x40u);  // quiet NaN, top payload kept
-    }
-    const uint32_t rounded = bits + 0x7fffu + ((bits >> 16) & 1u);
-    uint16_t out = static_cast<uint16_t>(rounded >> 16);
-    if ((out & 0x7fffu) == 0x7f80u && (bits & 0x7fffffffu) != 0x7f800000u) {
-        out = static_cast<uint16_t>((out & 0x8000u) | 0x7f7fu);  // saturate a finite overflow
-    }
-    return out;
+    const uint32_t magnitude = bits & 0x7fffffffu;
+    const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+    const bool overflowed = (rounded & 0x7fffu) == 0x7f80u && magnitude != 0x7f800000u;
+    const uint32_t finite = overflowed ? ((rounded & 0x8000u) | 0x7f7fu) : rounded;  // saturate
+    return static_cast<uint16_t>(magnitude > 0x7f800000u ? ((bits >> 16) | 0x40u) : finite);  // quiet NaN
 }
 
 }  // namespace numbers

@@ -175,11 +175,65 @@ inline W MinOf(W a, W b)
     return a < b ? a : b;
 }
 
-/// Transcendental functions are computed in float with the host's libm (README, "Numbers").
+/// Transcendental functions are computed in double and rounded once (README, "Numbers").
 template <typename W, typename F>
-inline W ViaFloat(W x, F f)
+inline W ViaDouble(W x, F f)
 {
-    return static_cast<W>(f(static_cast<float>(x)));
+    if constexpr (std::is_same<W, double>::value) {
+        return f(x);  // half's lane: rounded once, to half, when stored
+    } else {
+        return static_cast<W>(static_cast<float>(f(static_cast<double>(x))));
+    }
+}
+
+/// exp(x) of a float as the correctly rounded float, but for inputs within 1e-13 (relative) of a
+/// tie: computed in double (Taylor series of exp(r) to degree 11 for |r| <= ln2/2, times 2^k from
+/// exponent bits) and rounded once. Written with masks instead of branches so that the loop around
+/// it vectorises; NaN passes through (quieted), the range is clamped to +-160 so that the result
+/// overflows to infinity or underflows to zero as it should.
+inline float ExpFloat(float x)
+{
+    constexpr double kLog2e = 1.4426950408889634;
+    constexpr double kLn2 = 0.6931471805599453;
+    constexpr double kRound = 0x1.8p52;                     // adding and subtracting it rounds to an integer
+    constexpr uint64_t kRoundBits = 0x4338000000000000ull;  // its bits
+    constexpr uint32_t kLimitBits = 0x43200000u;            // 160.0f
+    uint32_t x_bits;
+    std::memcpy(&x_bits, &x, sizeof(x_bits));
+    const uint32_t magnitude = x_bits & 0x7fffffffu;
+    const uint32_t beyond = 0u - static_cast<uint32_t>(magnitude > kLimitBits);
+    const uint32_t clamped_bits = (((x_bits & 0x80000000u) | kLimitBits) & beyond) | (x_bits & ~beyond);
+    float clamped;
+    std::memcpy(&clamped, &clamped_bits, sizeof(clamped));
+    const double c = clamped;
+    const double shifted = c * kLog2e + kRound;  // k sits in the low mantissa bits
+    const double k = shifted - kRound;
+    const double r = c - k * kLn2;
+    double p = 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    uint64_t shifted_bits;
+    std::memcpy(&shifted_bits, &shifted, sizeof(shifted_bits));
+    const uint64_t scale_bits = (shifted_bits - kRoundBits + 1023) << 52;  // 2^k with integer lanes only
+    double scale;
+    std::memcpy(&scale, &scale_bits, sizeof(scale));
+    const float result = static_cast<float>(p * scale);
+    uint32_t result_bits;
+    std::memcpy(&result_bits, &result, sizeof(result_bits));
+    const uint32_t nan = 0u - static_cast<uint32_t>(magnitude > 0x7f800000u);
+    const uint32_t out_bits = ((x_bits | 0x00400000u) & nan) | (result_bits & ~nan);
+    float out;
+    std::memcpy(&out, &out_bits, sizeof(out));
+    return out;
 }
 
 }  // namespace detail
@@ -249,13 +303,19 @@ template <typename T>
 inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
 {
     detail::Unary("Exp", detail::kFloatType<T>, dst, src, count,
-                  [](auto a) { return detail::ViaFloat(a, [](float x) { return std::exp(x); }); });
+                  [](auto a) {
+                      if constexpr (std::is_same<decltype(a), float>::value) {
+                          return detail::ExpFloat(a);
+                      } else {
+                          return detail::ViaDouble(a, [](double x) { return std::exp(x); });
+                      }
+                  });
 }
 template <typename T>
 inline void Ln(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
 {
     detail::Unary("Ln", detail::kFloatType<T>, dst, src, count,
-                  [](auto a) { return detail::ViaFloat(a, [](float x) { return std::log(x); }); });
+                  [](auto a) { return detail::ViaDouble(a, [](double x) { return std::log(x); }); });
 }
 template <typename T>
 inline void Sqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count)
@@ -521,13 +581,14 @@ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const S& 
         src, dst);
 }
 
-// --- advanced elementwise functions (computed in float with the host's libm) ---------------------------------
+// --- advanced elementwise functions (computed in double, rounded once) ----------------------------------------
 namespace detail {
 template <typename T, typename F>
 inline void FloatFunction(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, F f)
 {
     Elementwise(
-        api, kFloatType<T>, dst, count, [f](T x) { return static_cast<T>(f(static_cast<float>(x))); }, src);
+        api, kFloatType<T>, dst, count,
+        [f](T x) { return static_cast<T>(static_cast<float>(f(static_cast<double>(static_cast<float>(x))))); }, src);
 }
 }  // namespace detail
 
@@ -535,26 +596,26 @@ template <typename T, bool isReuseSource = false, typename... Tmp>
 inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
 {
     const uint32_t count = static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
-    detail::FloatFunction("Sigmoid", dst, src, count, [](float x) { return 1.0f / (1.0f + std::exp(-x)); });
+    detail::FloatFunction("Sigmoid", dst, src, count, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
 }
 template <typename T, bool isReuseSource = false, typename... Tmp>
 inline void Tanh(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
 {
     const uint32_t count = static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
-    detail::FloatFunction("Tanh", dst, src, count, [](float x) { return std::tanh(x); });
+    detail::FloatFunction("Tanh", dst, src, count, [](double x) { return std::tanh(x); });
 }
 template <typename T, bool isReuseSource = false, typename... Tmp>
 inline void Log(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
 {
     const uint32_t count = static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
-    detail::FloatFunction("Log", dst, src, count, [](float x) { return std::log(x); });
+    detail::FloatFunction("Log", dst, src, count, [](double x) { return std::log(x); });
 }
 template <typename T, bool isReuseSource = false, typename... Tmp>
 inline void Sign(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
 {
     const uint32_t count = static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
     detail::FloatFunction("Sign", dst, src, count,
-                          [](float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x); });
+                          [](double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : x); });
 }
 
 // --- scalar conversions -------------------------------------------------------------------------------------
