@@ -641,7 +641,9 @@ void UbScalarWrite(const char* api, const UbRef& ref, uint64_t byte_offset, cons
     }
     ScalarWaitUb(*core, Range{at.offset, at.offset + static_cast<uint64_t>(bytes)}, true);
     std::memcpy(p, in, bytes);
-    ShadowFill(core->shadow + at.offset, bytes, true);
+    if (core->launch->checks) {
+        ShadowFill(core->shadow + at.offset, bytes, true);
+    }
 }
 
 void* UbScalarReference(const char* api, const UbRef& ref, uint64_t byte_offset, uint32_t bytes)
@@ -659,7 +661,9 @@ void* UbScalarReference(const char* api, const UbRef& ref, uint64_t byte_offset,
         return core->scratch;
     }
     ScalarWaitUb(*core, Range{at.offset, at.offset + static_cast<uint64_t>(bytes)}, true);
-    ShadowFill(core->shadow + at.offset, bytes, true);  // the reference may be written through
+    if (core->launch->checks) {
+        ShadowFill(core->shadow + at.offset, bytes, true);  // the reference may be written through
+    }
     return p;
 }
 
