@@ -471,6 +471,17 @@ void ScalarWaitUb(Core& core, const Range& ub, bool write)
 {
     Clock wait = core.seen[kPipeS];
     Range where;
+    // The compiler orders GetValue/SetValue after the vector instructions they depend on (V -> S),
+    // so what S issues next is ordered after them too.
+    for (const VectorAccess& v : core.vector_log) {
+        bool conflict = v.write.Overlaps(ub);
+        for (int i = 0; write && !conflict && i < v.read_count; ++i) {
+            conflict = v.reads[static_cast<size_t>(i)].Overlaps(ub);
+        }
+        if (v.seq > wait[kPipeV] && conflict) {
+            wait[kPipeV] = v.seq;
+        }
+    }
     for (Pipe p : {kPipeMte2, kPipeMte3}) {
         for (const DmaOp& op : core.dma[p]) {
             const bool conflict = (p == kPipeMte2 || write) && AnyOverlap(op.ub_ranges, ub, &where);

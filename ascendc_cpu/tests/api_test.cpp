@@ -434,3 +434,35 @@ TEST(Api, PointerArgumentsMustComeFromGmAlloc)
 }
 
 }  // namespace
+
+/// Duplicate, SetValue on its result, DataCopyPad out: the compiler's V -> S and S -> MTE3
+/// synchronisation orders the copy after the Duplicate (no flags needed).
+extern "C" __global__ __aicore__ void scalar_orders_vector_and_dma(GM_ADDR out, GM_ADDR tiling)
+{
+    (void)tiling;
+    GlobalTensor<float> outGm;
+    outGm.SetGlobalBuffer((__gm__ float*)out, 8);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 8 * sizeof(float));
+    LocalTensor<float> t = buf.Get<float>();
+    Duplicate(t, 2.0f, 8);
+    t.SetValue(0, 5.0f);
+    DataCopyExtParams params{1, 8 * sizeof(float), 0, 0, 0};
+    DataCopyPad(outGm, t, params);
+}
+
+namespace {
+
+TEST(Api, ScalarAccessOrdersVectorBeforeLaterDma)
+{
+    twin_test::GmArray<float> out(8);
+    twin_test::GmArray<ApiTiling> tiling(1);
+    uint8_t* tl = tiling.gm();
+    ICPU_RUN_KF(scalar_orders_vector_and_dma, 1, out.gm(), tl);
+    EXPECT_TRUE(twin_test::Findings().empty()) << twin_test::Describe(twin_test::Findings());
+    EXPECT_EQ(out[0], 5.0f);
+    EXPECT_EQ(out[7], 2.0f);
+}
+
+}  // namespace

@@ -84,17 +84,17 @@ inline ::ascendc_cpu::rt::DmaShape ContiguousShape(uint64_t bytes)
     return shape;
 }
 
-/// DataCopy's strided form (DataCopyParams: lengths and gaps in 32-byte blocks on both sides).
+/// DataCopy's strided form (DataCopyParams: lengths and gaps in 32-byte blocks on both sides;
+/// blockCount in [0, 4095], blockLen and the gaps in [0, 65535] by their type).
 inline bool StridedShape(const char* api, const DataCopyParams& params, ::ascendc_cpu::rt::DmaShape& shape)
 {
     namespace rt = ::ascendc_cpu::rt;
-    const bool valid = rt::CheckArgument(api, "blockCount", params.blockCount, 1, 4095) &&
-                       rt::CheckArgument(api, "blockLen", params.blockLen, 1, 65535);
+    const bool valid = rt::CheckArgument(api, "blockCount", params.blockCount, 0, 4095);
     shape.block_count = params.blockCount;
     shape.block_bytes = static_cast<uint64_t>(params.blockLen) * ::ascendc_cpu::kBlockBytes;
     shape.src_step = (static_cast<uint64_t>(params.blockLen) + params.srcStride) * ::ascendc_cpu::kBlockBytes;
     shape.dst_step = (static_cast<uint64_t>(params.blockLen) + params.dstStride) * ::ascendc_cpu::kBlockBytes;
-    return valid;
+    return valid && params.blockCount != 0 && params.blockLen != 0;  // a zero count or length moves nothing
 }
 
 template <typename T>
