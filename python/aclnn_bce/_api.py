@@ -85,7 +85,7 @@ def _numpy_dtype_check(x: np.ndarray, name: str) -> None:
     object, strings, bytes, void and structured dtypes, datetimes, float128, non-native byte
     order."""
     dt = x.dtype
-    if dt == _NP_BF16 or (dt.isnative and (dt.kind in _NP_LIBRARY_KINDS or dt.kind == "f" and dt.itemsize <= 8)):
+    if (_NP_BF16 is not None and dt == _NP_BF16) or (dt.isnative and (dt.kind in _NP_LIBRARY_KINDS or dt.kind == "f" and dt.itemsize <= 8)):
         return
     what = str(dt) if dt.isnative else f"{dt.str} (not the machine's byte order)"
     raise TypeError(f"{name}: dtype {what} is not supported; {_DTYPE_RULE}")

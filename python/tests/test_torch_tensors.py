@@ -317,3 +317,16 @@ def test_the_extension_declines_lazy_tensors_for_the_general_path():
     assert ext.torch_call(0, with_negative_bit(x), x, None, None, None, "none", None, None) is None
     assert ext.torch_call(0, x, x, None, None, None, "none", with_negative_bit(x.clone()), None) is None
     assert np.all(x.numpy() == 1)
+
+
+def test_fused_outputs_overlapping_through_torch_views_are_refused():
+    """Plain torch views go to the library as they are; its rule refuses the fused call's two
+    outputs sharing any byte (partly, or interleaved over one element), writing nothing."""
+    x, y = torch.linspace(-2, 2, 5), torch.full((5,), 0.25)
+    buf = torch.full((12,), 7.0)
+    for out, grad in ((buf[:5], buf[2:7]), (buf[:10:2], buf[4:9]), (buf[:5], buf[:5])):
+        with pytest.raises(ValueError, match="gradInput|out"):
+            FUSED(x, y, reduction="none", out=out, grad_input=grad)
+        assert torch.all(buf == 7.0)
+    loss, grad = FUSED(x, y, reduction="none", out=buf[:10:2], grad_input=buf[1:10:2])  # interleaved, no byte shared
+    assert torch.equal(loss, FWD(x, y, reduction="none")) and torch.equal(grad, BWD(1.0, x, y, reduction="none"))
