@@ -7,6 +7,7 @@
 #include "ascendc_cpu/data_copy.h"
 #include "ascendc_cpu/kernel.h"
 #include "ascendc_cpu/pipe.h"
+#include "ascendc_cpu/repeat.h"
 #include "ascendc_cpu/sync.h"
 #include "ascendc_cpu/tensor.h"
 #include "ascendc_cpu/vector.h"

@@ -61,6 +61,7 @@ struct UbBuffer {
     uint32_t generation = 0;
     BufferState state = BufferState::kFree;
     bool free_event_set = false;
+    Pipe last_consumer = kPipeV;  // the pipe its DeQue handed it to (FreeTensor orders after it)
     Clock free_event{};
     Clock enque_event{};
 };
@@ -192,6 +193,10 @@ struct Core {
 
     uint32_t epoch = 0;  // SyncAlls passed
     std::unordered_map<const GmBuffer*, std::vector<GmAccess>> gm_access;
+
+    bool mask_counter = false;
+    uint64_t mask_high = ~0ull;
+    uint64_t mask_low = ~0ull;
 
     int atomic = 0;
     bool atomic_float = false;

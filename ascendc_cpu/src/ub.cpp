@@ -26,14 +26,16 @@ const char* PositionName(AscendC::TPosition position)
     }
 }
 
+/// The pipe that writes a buffer at this position: MTE2 brings data in from GM, V computes.
 Pipe ProducerOf(AscendC::TPosition position)
 {
-    return position == AscendC::TPosition::VECIN ? kPipeMte2 : kPipeV;
+    return position == AscendC::TPosition::VECIN || position == AscendC::TPosition::GM ? kPipeMte2 : kPipeV;
 }
 
+/// The pipe that reads a buffer at this position: MTE3 takes it out to GM, V computes.
 Pipe ConsumerOf(AscendC::TPosition position)
 {
-    return position == AscendC::TPosition::VECOUT ? kPipeMte3 : kPipeV;
+    return position == AscendC::TPosition::VECOUT || position == AscendC::TPosition::GM ? kPipeMte3 : kPipeV;
 }
 
 std::string RangeText(uint64_t begin, uint64_t end)
@@ -443,7 +445,7 @@ UbRef QueueAlloc(int32_t queue_id, const char* api)
     return UbRef{};
 }
 
-bool QueueEnQue(int32_t queue_id, const UbRef& ref, const char* api)
+bool QueueEnQue(int32_t queue_id, const UbRef& ref, const char* api, int src_position)
 {
     Core* core = CoreOrReport(api);
     Queue* queue = core != nullptr ? QueueOf(*core, queue_id, api) : nullptr;
@@ -472,12 +474,14 @@ bool QueueEnQue(int32_t queue_id, const UbRef& ref, const char* api)
                UbName(ref).c_str());
     }
     buffer->state = BufferState::kQueued;
-    buffer->enque_event = Snapshot(*core, queue->producer);
+    const Pipe producer =
+        src_position < 0 ? queue->producer : ProducerOf(static_cast<AscendC::TPosition>(src_position));
+    buffer->enque_event = Snapshot(*core, producer);
     queue->queued.push_back(ref.buffer);
     return true;
 }
 
-UbRef QueueDeQue(int32_t queue_id, const char* api)
+UbRef QueueDeQue(int32_t queue_id, const char* api, int dst_position)
 {
     Core* core = CoreOrReport(api);
     Queue* queue = core != nullptr ? QueueOf(*core, queue_id, api) : nullptr;
@@ -494,7 +498,9 @@ UbRef QueueDeQue(int32_t queue_id, const char* api)
     queue->queued.pop_front();
     UbBuffer& buffer = core->buffers[static_cast<size_t>(id)];
     buffer.state = BufferState::kDequeued;
-    WaitOn(*core, queue->consumer, buffer.enque_event);  // the producer's writes are done
+    buffer.last_consumer =
+        dst_position < 0 ? queue->consumer : ConsumerOf(static_cast<AscendC::TPosition>(dst_position));
+    WaitOn(*core, buffer.last_consumer, buffer.enque_event);  // the producer's writes are done
     return UbRef{id, buffer.generation, buffer.start, buffer.bytes};
 }
 
@@ -526,9 +532,10 @@ void QueueFree(int32_t queue_id, const UbRef& ref, const char* api)
                UbName(ref).c_str());
         queue->queued.erase(std::find(queue->queued.begin(), queue->queued.end(), ref.buffer));
     }
+    const Pipe consumer = buffer->state == BufferState::kDequeued ? buffer->last_consumer : queue->consumer;
     buffer->state = BufferState::kFree;
     ++buffer->generation;
-    buffer->free_event = Snapshot(*core, queue->consumer);
+    buffer->free_event = Snapshot(*core, consumer);
     buffer->free_event_set = true;
 }
 
@@ -759,6 +766,50 @@ bool VectorOp::Issue()
         LogVector(core, access);
     }
     return true;
+}
+
+// --- the vector mask registers -------------------------------------------------------------------------------
+
+void SetVectorMaskBits(uint64_t high, uint64_t low)
+{
+    Core* core = CoreOrReport("SetVectorMask");
+    if (core != nullptr) {
+        core->mask_high = high;
+        core->mask_low = low;
+    }
+}
+
+void SetVectorMaskLength(uint64_t elements, uint32_t element_bytes)
+{
+    Core* core = CoreOrReport("SetVectorMask");
+    if (core == nullptr) {
+        return;
+    }
+    if (core->mask_counter) {
+        core->mask_high = 0;
+        core->mask_low = elements;
+        return;
+    }
+    const uint64_t per_repeat = kRepeatBytes / element_bytes;
+    const uint64_t m = std::min(elements, per_repeat);
+    core->mask_low = m >= 64 ? ~0ull : ((1ull << m) - 1);
+    core->mask_high = m <= 64 ? 0 : (m >= 128 ? ~0ull : ((1ull << (m - 64)) - 1));
+}
+
+void SetMaskCounterMode(bool counter)
+{
+    Core* core = CoreOrReport(counter ? "SetMaskCount" : "SetMaskNorm");
+    if (core != nullptr) {
+        core->mask_counter = counter;
+    }
+}
+
+void VectorMaskState(bool* counter, uint64_t* high, uint64_t* low)
+{
+    Core* core = ThisCore();
+    *counter = core != nullptr && core->mask_counter;
+    *high = core != nullptr ? core->mask_high : ~0ull;
+    *low = core != nullptr ? core->mask_low : ~0ull;
 }
 
 // --- the initialisation shadow ------------------------------------------------------------------------------

@@ -466,3 +466,71 @@ TEST(Api, ScalarAccessOrdersVectorBeforeLaterDma)
 }
 
 }  // namespace
+
+/// The mask/repeat forms on 128 floats of 1.0: mode 0: Adds 1 under a 40-element mask, 2 repeats;
+/// mode 1: Muls 3 under a bit mask (elements 0 and 2 of each repeat); mode 2: Muls 2 in counter
+/// mode over the first 100 elements (the mask registers, isSetMask = false).
+extern "C" __global__ __aicore__ void masked_ops(GM_ADDR out, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(ApiTiling, t, tiling);
+    GlobalTensor<float> outGm;
+    outGm.SetGlobalBuffer((__gm__ float*)out, 128);
+    TPipe pipe;
+    TQue<TPosition::VECOUT, 1> que;
+    pipe.InitBuffer(que, 1, 128 * sizeof(float));
+    LocalTensor<float> x = que.AllocTensor<float>();
+    Duplicate(x, 1.0f, 128);
+    const UnaryRepeatParams params{1, 1, 8, 8};
+    if (t.mode == 0) {
+        Adds(x, x, 1.0f, 40, 2, params);
+    } else if (t.mode == 1) {
+        const uint64_t bits[2] = {0x5, 0};
+        Muls(x, x, 3.0f, bits, 2, params);
+    } else {
+        SetMaskCount();
+        SetVectorMask<float>(0, 100);
+        Muls<float, false>(x, x, 2.0f, MASK_PLACEHOLDER, 1, params);
+        SetMaskNorm();
+        ResetMask();
+    }
+    StoreAll(que, x, outGm, 128);
+}
+
+namespace {
+
+std::vector<float> RunMasked(uint32_t mode)
+{
+    twin_test::GmArray<float> out(128);
+    twin_test::GmArray<ApiTiling> tiling(1);
+    tiling[0] = ApiTiling{mode, 0};
+    uint8_t* tl = tiling.gm();
+    ICPU_RUN_KF(masked_ops, 1, out.gm(), tl);
+    EXPECT_TRUE(twin_test::Findings().empty()) << twin_test::Describe(twin_test::Findings());
+    return std::vector<float>(out.data(), out.data() + 128);
+}
+
+TEST(Api, ContinuousMaskSelectsTheFirstElementsOfEachRepeat)
+{
+    const std::vector<float> out = RunMasked(0);
+    for (int i = 0; i < 128; ++i) {
+        EXPECT_EQ(out[i], i % 64 < 40 ? 2.0f : 1.0f) << i;
+    }
+}
+
+TEST(Api, BitMaskSelectsItsElementsOfEachRepeat)
+{
+    const std::vector<float> out = RunMasked(1);
+    for (int i = 0; i < 128; ++i) {
+        EXPECT_EQ(out[i], (i % 64 == 0 || i % 64 == 2) ? 3.0f : 1.0f) << i;
+    }
+}
+
+TEST(Api, CounterModeCountsElementsOverAllRepeats)
+{
+    const std::vector<float> out = RunMasked(2);
+    for (int i = 0; i < 128; ++i) {
+        EXPECT_EQ(out[i], i < 100 ? 2.0f : 1.0f) << i;
+    }
+}
+
+}  // namespace

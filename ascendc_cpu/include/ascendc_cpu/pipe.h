@@ -42,7 +42,7 @@ public:
     template <TPosition srcUserPos, TPosition dstUserPos, typename T>
     bool EnQue(const LocalTensor<T>& tensor)
     {
-        return EnQue(tensor);
+        return ::ascendc_cpu::rt::QueueEnQue(id_, tensor.UbView(), "TQue::EnQue", static_cast<int>(srcUserPos));
     }
     template <typename T>
     LocalTensor<T> DeQue()
@@ -52,7 +52,8 @@ public:
     template <TPosition srcUserPos, TPosition dstUserPos, typename T>
     LocalTensor<T> DeQue()
     {
-        return DeQue<T>();
+        return LocalTensor<T>::FromUbView(
+            ::ascendc_cpu::rt::QueueDeQue(id_, "TQue::DeQue", static_cast<int>(dstUserPos)));
     }
     template <typename T>
     void DeQue(LocalTensor<T>& tensor)

@@ -122,8 +122,10 @@ int32_t QueueInit(int32_t pipe, AscendC::TPosition src, AscendC::TPosition dst, 
 /// TPipe::InitBuffer for a TBuf; returns the buffer id, -1 on failure.
 int32_t TBufInit(int32_t pipe, AscendC::TPosition pos, uint32_t len);
 UbRef QueueAlloc(int32_t queue, const char* api);
-bool QueueEnQue(int32_t queue, const UbRef& ref, const char* api);
-UbRef QueueDeQue(int32_t queue, const char* api);
+/// EnQue/DeQue; `src_position`/`dst_position` (a TPosition, -1: the queue's own) name the pipe
+/// that produced the tensor and the one that will consume it (EnQue<srcUserPos, dstUserPos>).
+bool QueueEnQue(int32_t queue, const UbRef& ref, const char* api, int src_position = -1);
+UbRef QueueDeQue(int32_t queue, const char* api, int dst_position = -1);
 void QueueFree(int32_t queue, const UbRef& ref, const char* api);
 bool QueueHasTensor(int32_t queue);
 bool QueueHasIdleBuffer(int32_t queue);
@@ -199,6 +201,13 @@ void ShadowElementwise(uint8_t* dst, uint32_t dst_element_bytes, const uint8_t* 
 void ShadowFill(uint8_t* shadow, uint64_t bytes, bool written);
 /// True if all `bytes` shadow bytes are written.
 bool ShadowAll(const uint8_t* shadow, uint64_t bytes);
+
+// --- the vector mask registers (mask/repeat instructions with isSetMask = false) -------------------
+void SetVectorMaskBits(uint64_t high, uint64_t low);
+void SetVectorMaskLength(uint64_t elements, uint32_t element_bytes);
+void SetMaskCounterMode(bool counter);
+/// Normal mode: the mask bits; counter mode: the element count in `low`.
+void VectorMaskState(bool* counter, uint64_t* high, uint64_t* low);
 
 // --- DMA (PIPE_MTE2 GM->UB, PIPE_MTE3 UB->GM) ------------------------------------------------------
 /// One copy of `block_count` blocks of `block_bytes` data bytes; a block's start advances by
