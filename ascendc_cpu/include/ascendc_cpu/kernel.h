@@ -43,6 +43,27 @@ inline GM_ADDR GetSysWorkSpacePtr()
     return nullptr;
 }
 
+constexpr uint32_t DivCeil(uint32_t a, uint32_t b)
+{
+    return (a + b - 1) / b;
+}
+constexpr uint32_t AlignUp(uint32_t a, uint32_t b)
+{
+    return DivCeil(a, b) * b;
+}
+constexpr uint32_t ConstCeil(uint32_t a, uint32_t b)
+{
+    return (a + b - 1) / b;
+}
+inline uint32_t Ceil(uint32_t a, uint32_t b)
+{
+    return (a + b - 1) / b;
+}
+constexpr int32_t CeilDivision(int32_t num1, int32_t num2)
+{
+    return num2 == 0 ? 0 : (num1 + num2 - 1) / num2;
+}
+
 template <typename T, typename U>
 struct IsSameType {
     static constexpr bool value = std::is_same<T, U>::value;

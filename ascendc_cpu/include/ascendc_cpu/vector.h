@@ -619,6 +619,18 @@ inline void Sign(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp
 }
 
 // --- scalar conversions -------------------------------------------------------------------------------------
+/// The scalar unit's conversion of one value in a rounding mode.
+template <typename T, typename U, RoundMode roundMode>
+inline U Cast(T valueIn)
+{
+    return detail::Convert<U>(valueIn, detail::RoundingOf(roundMode));
+}
+template <typename T, typename U, RoundMode roundMode>
+inline U ScalarCast(T valueIn)
+{
+    return detail::Convert<U>(valueIn, detail::RoundingOf(roundMode));
+}
+
 inline float ToFloat(const bfloat16_t& value)
 {
     return static_cast<float>(value);
