@@ -84,6 +84,28 @@ TEST(Checks, SyncAllOrdersOneCoresWritesBeforeAnothersReads)
     }
 }
 
+TEST(Checks, AtomicAddsToTheSameGmBytesDoNotRace)
+{
+    GmArray<float> out(8);
+    std::unique_ptr<GmArray<FaultTiling>> tiling(NewTiling(0, 0, 0, 1));
+    uint8_t* tl = tiling->gm();
+    ICPU_RUN_KF(atomic_sum, 4, out.gm(), tl);
+    EXPECT_TRUE(Findings().empty()) << Describe(Findings());
+    for (int i = 0; i < 8; ++i) {
+        EXPECT_EQ(out[i], 1.0f + 2.0f + 3.0f + 4.0f);
+    }
+}
+
+TEST(Checks, PlainWritesToTheSameGmBytesRace)
+{
+    GmArray<float> out(8);
+    std::unique_ptr<GmArray<FaultTiling>> tiling(NewTiling(0, 0, 0, 0));
+    uint8_t* tl = tiling->gm();
+    ICPU_RUN_KF(atomic_sum, 4, out.gm(), tl);
+    EXPECT_TRUE(OnlyCheck("gm-race")) << Describe(Findings());
+    EXPECT_TRUE(HasFinding("gm-race", 1, "out.gm()")) << Describe(Findings());
+}
+
 TEST(Checks, BuffersPastUbOverflow)
 {
     GmArray<float> x(8);

@@ -84,6 +84,18 @@ TEST(Threads, SyncAllIsABarrierOfRunningCores)
     }
 }
 
+TEST(Threads, AtomicAddsOfRunningCoresAllLand)
+{
+    ScopedEnv env("ASCENDC_CPU_ORDER", "threads");
+    GmArray<float> out(8);
+    GmArray<FaultTiling> tiling(1);
+    tiling[0] = FaultTiling{0, 0, 0, 1};
+    uint8_t* tl = tiling.gm();
+    ICPU_RUN_KF(atomic_sum, 16, out.gm(), tl);
+    ASSERT_TRUE(Findings().empty()) << Describe(Findings());
+    EXPECT_EQ(out[0], 136.0f);  // 1 + 2 + ... + 16
+}
+
 TEST(Threads, FindingsOfManyCoresAreCountedOncePerCore)
 {
     ScopedEnv env("ASCENDC_CPU_ORDER", "threads");

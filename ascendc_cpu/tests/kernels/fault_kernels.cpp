@@ -249,3 +249,25 @@ extern "C" __global__ __aicore__ void invalid_argument(GM_ADDR x, GM_ADDR tiling
     local = que.DeQue<float>();
     que.FreeTensor(local);
 }
+
+extern "C" __global__ __aicore__ void atomic_sum(GM_ADDR out, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(FaultTiling, t, tiling);
+    GlobalTensor<float> dst;
+    dst.SetGlobalBuffer((__gm__ float*)out, 8);
+    TPipe pipe;
+    TQue<TPosition::VECOUT, 1> que;
+    pipe.InitBuffer(que, 1, 8 * sizeof(float));
+    LocalTensor<float> a = que.AllocTensor<float>();
+    Duplicate(a, static_cast<float>(GetBlockIdx() + 1), 8);
+    que.EnQue(a);
+    a = que.DeQue<float>();
+    if (t.flag != 0) {
+        SetAtomicAdd<float>();
+    }
+    DataCopy(dst, a, 8);
+    if (t.flag != 0) {
+        SetAtomicNone();
+    }
+    que.FreeTensor(a);
+}

@@ -39,6 +39,8 @@ extern "C" __global__ __aicore__ void uninitialized(GM_ADDR out, GM_ADDR tiling)
 extern "C" __global__ __aicore__ void missing_sync(GM_ADDR x, GM_ADDR out, GM_ADDR tiling);
 /// mode 0: Cast half -> float in CAST_RINT (A2 has only CAST_NONE); 1: Add on bfloat16_t.
 extern "C" __global__ __aicore__ void unsupported(GM_ADDR out, GM_ADDR tiling);
+/// Every core writes 8 floats of its index + 1 to out[0, 8), with SetAtomicAdd when `flag`.
+extern "C" __global__ __aicore__ void atomic_sum(GM_ADDR out, GM_ADDR tiling);
 /// DataCopyPad with a blockLen of 6 bytes for float (not a multiple of 4).
 extern "C" __global__ __aicore__ void invalid_argument(GM_ADDR x, GM_ADDR tiling);
 
