@@ -412,9 +412,9 @@ double TimeOnce(const std::function<void()>& fn, int reps) {
 // Each sample comes after untimed calls of the same function for g_settle_s, and the order of
 // the functions turns by one each round. Without either, the operator's sample always came right
 // after PyTorch's, and the repeatable executor's and the roofline's after our own calls. That
-// made fresh/repeatable 1.10-1.14 for the 16 Mi fp32 all-transposed case on AMD Zen 5, where the
-// two calls do the same work (0.4-0.5 ms more per call), and raised op/roofline at 16 Mi for the
-// cases PyTorch ran beside; settled and turning, 0.98-1.035. The likely cause: PyTorch leaves the
+// made fresh/repeatable well above 1 for a 16 Mi case where the two calls do the same work, and
+// raised op/roofline at 16 Mi for the cases PyTorch ran beside; settled and turning, about 1
+// (docs/perf.md). The likely cause: PyTorch leaves the
 // last-level cache full of dirty lines from its temporaries, and the first call after it pays
 // for writing them back, where our calls' non-temporal stores leave it clean.
 double g_settle_s = 0.02;

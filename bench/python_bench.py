@@ -311,10 +311,9 @@ def calibrate(fn, min_sample_s: float) -> int:
 # spin for milliseconds after each parallel region (README, Threads). A sample of ours that starts
 # right after a PyTorch sample therefore shares the second core with a spinning worker, while
 # PyTorch's contenders never meet a spinner of another pool (this library's workers sleep after
-# tens of microseconds). A pause does not cure it: on the 2-core AMD EPYC VM, a thread pool whose
-# second CPU has idled for 20 ms runs at about one thread's speed for the next few milliseconds
-# (64 Ki fp32 backward calls in C: 16-24 us per call in 2 ms samples after 20 ms pauses, 8 us
-# in steady use). So, with --settle-ms > 0 (the default 20), each sample starts after that long of
+# tens of microseconds). A pause does not cure it: a thread pool whose second CPU has idled for
+# 20 ms can run at about one thread's speed for the next few milliseconds (docs/perf.md). So,
+# with --settle-ms > 0 (the default 20), each sample starts after that long of
 # untimed calls of the same contender: the previous contender's spinning threads have gone to
 # sleep and the contender's own threads are running, and every contender is timed in its steady
 # state. The training step (ours and PyTorch's ops in one step) is timed the same way; there the

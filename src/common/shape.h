@@ -16,8 +16,8 @@ inline constexpr int kMaxTensorRank = 32;
 
 /// A fixed-capacity shape or stride list; `rank` entries of `v` are meaningful, the others are
 /// left uninitialized and never read, and a copy copies only the first `rank`. (Zeroing and
-/// copying all 32 cost aclCreateTensor about 100 ns a tensor in 264-byte fills and moves: a third
-/// of a 1 Ki-element operator call's own overhead, measured on AMD Zen 5.)
+/// copying all 32 in 264-byte fills and moves cost aclCreateTensor a third of a 1 Ki-element
+/// operator call's own overhead: docs/perf.md.)
 struct DimVector {
   std::array<int64_t, kMaxTensorRank> v;
   int rank = 0;

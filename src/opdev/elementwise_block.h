@@ -24,9 +24,8 @@ namespace aclnn_cpu {
 // level cache) leaves them unfenced: x86's non-temporal stores are weakly ordered, and the fence
 // that makes them visible to another thread is taken once per block, at the end of
 // RunElementwiseBlock, before the pool publishes the block as done. A fence per kernel call cost
-// a row-direct launch (a call per row: bf16, pos_weight [C] over rows of 1024, 16 Mi elements,
-// two threads) 15%: 2.65 -> 2.25 ms (AMD Zen 5). The calling thread sees its own stores in any
-// case, so a kernel's direct callers (the tests) need no fence.
+// a row-direct launch (a call per row) some 15% (docs/perf.md). The calling thread sees its own
+// stores in any case, so a kernel's direct callers (the tests) need no fence.
 
 /// Makes the calling thread's non-temporal stores visible to other threads before its later
 /// stores (SFENCE on x86; other targets' streaming stores are plain stores).

@@ -112,8 +112,8 @@ size_t OperandTrafficOf(std::span<const GlobalOperand> operands, std::span<Opera
 // (CopyRowGroup), so that each cache line of its storage, which holds the same column of
 // neighbouring rows, is used whole while it sits in L1. That only works for groups of kRowBlock
 // whole rows; a tile that starts or ends inside a group leaves short groups whose lines are
-// fetched once per tile that touches them, each for a few elements (measured on AMD Zen 5: the
-// backward with a transposed self of [16384, 1024] took 2.1-2.2x its roofline). On the CPU the
+// fetched once per tile that touches them, each for a few elements (a transposed self ran at about
+// twice its roofline: docs/perf.md). On the CPU the
 // tiling's alignment unit is therefore widened to whole row groups for such a launch, when a
 // group fits a tile; the results do not change (each element's computation does not depend on the
 // tile), only where the tiles start.

@@ -24,9 +24,8 @@ namespace aclnn_cpu {
 // tensor is live (a destroyed tensor's fields must not be read), then compares the description
 // and hands out a new executor on the cached plan. A training loop calls each operator on the
 // same buffers step after step; a client that makes a fresh executor per call, as CANN's examples
-// do, then pays about 0.1 us for its first phase and the executor's release instead of 0.35 (AMD
-// Zen 5, fp32, six tensors); a call that finds no plan pays about 0.07 us more than it did
-// before the cache, for making, comparing and keeping its key (0.41 us).
+// do, then pays a fraction of its first phase's cost; a call that finds no plan pays a little
+// more than it did before the cache, for making, comparing and keeping its key (docs/perf.md).
 // Nothing is locked (thread_local), and a description the key cannot hold (very high storage
 // ranks) is never cached.
 

@@ -74,11 +74,9 @@ void GatherTransposed(float* wide, int64_t wide_stride, float* const* dense_rows
 // L1 (and of L2 from 64 KiB), which holds 12 (16): the second half's line is often gone, and the
 // lines prefetched ahead are evicted before they are read. On 512-bit targets the group goes 16
 // columns at a time instead: 16 whole lines loaded once, transposed in registers, 16 whole lines
-// stored, the lines of the block kGather16PrefetchColumns ahead prefetched. Measured on AMD Zen 5
-// (bce_bench, transposed self, 2 threads, op / roofline, alternated runs): 64 Ki elements
-// 2.16-2.27 -> 1.68-2.08 (14.8 -> 11.3-12.8 us), 16 Mi 1.71-1.91 -> 1.48-1.70; 1 Mi within the
-// noise (1.65-2.67 either way). Prefetching 0, 16, 32 or 64 columns ahead differed by less than
-// the noise; 32 was the best at 16 Mi.
+// stored, the lines of the block kGather16PrefetchColumns ahead prefetched. Faster at 64 Ki and
+// 16 Mi elements, within the noise at 1 Mi; how far ahead to prefetch mattered less than the noise,
+// and 32 columns was the best at 16 Mi (docs/perf.md).
 constexpr int64_t kGather16PrefetchColumns = 32;
 
 /// In place: v[c] lane r <- v[r] lane c for 16 vectors of 16 fp32 lanes: pairs of lanes, pairs of

@@ -175,11 +175,8 @@ void ThreadPool::ChildAfterFork() noexcept {
 // and the block's data is still in that core's L2 from the last call; with one counter for all,
 // the blocks went to whichever thread asked first, and a block that changed threads found its
 // data in the other core's cache. A slow or late worker still costs nothing: the others empty its range
-// (Note [Blocks per thread]). Results never depend on which thread ran a block. Measured on AMD
-// Zen 5, 2 threads, the whole call repeated on the same tensors, 64 Ki fp32 elements (whose
-// operands fit in the two L2s): the backward with five inputs 9.1-9.9 -> 7.8-8.2 us, with a 0-dim
-// gradOutput and pos_weight [C] 7.9-8.5 -> 7.0-7.7 us; 1 Mi, whose data lives in L3, unchanged.
-// From Python (bench/python_bench.py) the 64 Ki difference was within the run-to-run spread.
+// (Note [Blocks per thread]). Results never depend on which thread ran a block. It pays where a
+// call's operands fit in the cores' L2s; data that lives in L3 gains nothing (docs/perf.md).
 void ThreadPool::RunBlocks(Job& job, int participant) {
   const int home = participant < job.ranges ? participant : 0;
   for (int i = 0; i < job.ranges; ++i) {

@@ -236,9 +236,8 @@ struct StorageChunk<hwy::bfloat16_t, D> {
 // instruction is written as inline assembly: Highway 1.0.3 has no op for it, and its intrinsic
 // needs the avx512bf16 target on every function it is inlined into, which the AVX3 target's
 // kernels do not have; the kernel tables take this type for bf16 only where CpuHasAvx512Bf16().
-// Measured on AMD Zen 5 (one thread, data in L1, ns per 16 lanes): the bf16 backward with a
-// uniform dout and pos_weight 3.44 -> 3.21, with five inputs 3.82 -> 3.35, the fused call 6.47 ->
-// 6.0. Loads need nothing new: a bf16 is the upper half of a float.
+// The bf16 backward and the fused call got faster (docs/perf.md). Loads need nothing new: a
+// bf16 is the upper half of a float.
 // ---------------------------------------------------------------------------------------------
 #undef ACLNN_CPU_HAVE_NATIVE_BF16_STORE
 #if HWY_TARGET <= HWY_AVX3 && HWY_ARCH_X86

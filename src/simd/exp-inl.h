@@ -26,10 +26,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // written one vector after the other, the kernel waits on latency with its pipes half idle. GCC
 // does not reorder instructions before register allocation on x86, so the order of the source is
 // the order the core sees. The *N functions therefore take K independent vectors and apply each
-// step to all K before the next, which keeps K chains in flight. Measured on AMD Zen 5 (one
-// thread, the fp32 loss kernel with weight and pos_weight, data in L1, ns per 16 lanes): AVX3
-// 7.5 one vector at a time, 6.7 with K = 2, 5.9 with K = 3, 5.3 with K = 4, 6.8 with K = 6 (the
-// registers spill); the AVX2 build 14.5 -> 10.8 and the SSSE3 one 61 -> 35 with K = 4. Every
+// step to all K before the next, which keeps K chains in flight. Faster up to K = 4 on AVX3,
+// AVX2 and SSSE3, slower at K = 6, where the registers spill (docs/perf.md). Every
 // vector goes through the same operations whatever K is: the same bits.
 // ---------------------------------------------------------------------------------------------
 
@@ -37,18 +35,16 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Note [Staged passes]
 // Interleaving K vectors is not enough for the loss: exp and then log1p on the same vector make
 // one chain of about 90 cycles, and the core cannot start the next group's exp before the
-// current group's log1p has left its window. Measured alone, exp took 1.4 ns and log1p 1.6 ns
-// per 16 lanes, but 3.9 ns chained in one loop, and 2.85 ns as two loops over a 256-element
-// buffer. So the kernels run a small block of groups in passes: x (converted to the compute type)
-// and e = exp(-|x|) into L1 buffers on the stack, then log1p of those (the loss, the target's
-// gradient with pos_weight), then the rest, one chunk at a time, whose operands then fit in the
-// registers (four vectors at a time spilled). Every pass is a loop of independent iterations that
-// the core overlaps. Each value goes through the same operations as in the unstaged group (used
-// for the chunks left over after the last block), so the same bits. Measured on AMD Zen 5 (one
-// thread, data in L1, ns per 16 lanes, fp32 with weight and pos_weight): the forward 5.0 -> 4.3,
-// the fused 5.8 -> 5.2, the backward 2.9 -> 2.6, the target's gradient 5.2 -> 4.0; bf16 forward
-// 6.3 -> 4.7, fused 7.1 -> 6.2. From memory the block's size matters: two groups
-// (kStagedBlockGroups, src/simd/staged-inl.h); eight made the fused kernel 40% slower from memory.
+// current group's log1p has left its window. Chained in one loop, exp and log1p took well over
+// the sum of their times alone, and much less as two loops over a 256-element buffer
+// (docs/perf.md). So the kernels run a small block of groups in passes: x (converted to the
+// compute type) and e = exp(-|x|) into L1 buffers on the stack, then log1p of those (the loss,
+// the target's gradient with pos_weight), then the rest, one chunk at a time, whose operands then
+// fit in the registers (four vectors at a time spilled). Every pass is a loop of independent
+// iterations that the core overlaps. Each value goes through the same operations as in the
+// unstaged group (used for the chunks left over after the last block), so the same bits. Every
+// kernel got faster in L1 (docs/perf.md). From memory the block's size matters: two groups
+// (kStagedBlockGroups, src/simd/staged-inl.h); eight made the fused kernel much slower there.
 // ---------------------------------------------------------------------------------------------
 
 /// How many vectors the kernels interleave (Note [Interleaved vectors]); 4 was best on every
@@ -85,8 +81,7 @@ HWY_INLINE V ScaleByPowerOfTwo(V x, V k) {
 // The gradient's kernels took a NaN x through a compare and a select per vector, because exp's
 // lower clamp (max(x, -104)) turned a NaN into -104 and e into a finite number. The clamp keeps
 // the NaN instead (ClampBelow), and every later step of exp and of the gradient passes it on, so
-// the select is gone: bf16 in L1, one thread, ns per 16 lanes, AMD Zen 5: the backward with a
-// 0-dim gradOutput and pos_weight 3.13 -> 2.78, five inputs 3.15 -> 2.97. A NaN x's gradient is
+// the select is gone, and the bf16 backward faster (docs/perf.md). A NaN x's gradient is
 // now the NaN of -|x| (the kernels pass exp -|x|), the same from the backward and the fused call.
 //
 // Written here rather than taken from Highway because its general Exp spends about twice the

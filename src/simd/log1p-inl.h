@@ -44,9 +44,8 @@ namespace hn = hwy::HWY_NAMESPACE;
 // error, exactly; lo is about an ULP of q, so the division by d is taken as a multiplication by a
 // linear fit of 1/d on [2, 3] (2.5% off, 0.03 ULP of the result). The result q + (lo + q Z P)
 // rounds once at the end. One division and 16 other operations, where the method below takes two
-// divisions and about 35: 2.2x the throughput (3.63 -> 1.65 ns per 16 lanes on AMD Zen 5, one
-// thread). An approximate reciprocal with a Newton step instead of the division measured slower
-// there (1.87 ns).
+// divisions and about 35: about twice the throughput (docs/perf.md). An approximate reciprocal
+// with a Newton step instead of the division measured slower.
 //
 // Other targets (SSSE3, SSE4, the scalar one): the remainder is not exact without a fused
 // multiply-add, so they keep the classic method of fdlibm's log1pf (Sun, 1993, freely

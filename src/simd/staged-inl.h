@@ -23,11 +23,9 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 /// Groups per block of the staged passes. Two: from memory, blocks of eight groups made the
-/// fused fp32 loss kernel 40% slower (one thread, 16 Mi elements: 13 ms against 9 for the
-/// unstaged loop; two groups 8.7-9.0 ms), and the backward's staged transposed self (tiles of
-/// gathered row groups) took 323-397 us at 1 Mi with eight against 265-324 with two (fp32, 2
-/// threads). In L1 two are as fast as eight for the loss; the backward with a uniform dout and the
-/// bf16 backward are about 7% slower (AMD Zen 5).
+/// fused fp32 loss kernel slower than the unstaged loop, and the backward's staged transposed self
+/// (tiles of gathered row groups) slower than two. In L1 two are as fast as eight for the loss;
+/// the backward with a uniform dout and the bf16 backward are a little slower (docs/perf.md).
 constexpr size_t kStagedBlockGroups = 2;
 
 /// The chunks of one staged group of storage type T: kInterleave vectors (at least one chunk).

@@ -73,12 +73,8 @@ using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 // +0). Hard labels (y = 0 or 1) make one of the two terms zero, so the FMA changes no bit there;
 // soft labels move by an ulp of the larger term at most, and targets without FMA keep the old
 // bits (test_simd_target_agreement.cpp bounds the difference: soft labels 3 -> 4 ulp of the
-// larger term, hard labels 4 ulp as before). Measured on AMD Zen 5, one thread, data in L1, ns
-// per 16 lanes: fp32 with a 0-dim gradOutput and pos_weight 2.45 -> 2.19, five inputs 2.42 ->
-// 2.19; bf16 five inputs 2.98 -> 2.86 (2.80 with a 0-dim gradOutput, unchanged there); the fused
-// call fp32 5.10 -> 4.77. The whole bf16 call with a 0-dim gradOutput and pos_weight [C], mean,
-// 1 Mi on two threads: 113-127 -> 109-111 us. From L2 and beyond fp32 gains nothing measurable:
-// its loads bound it there.
+// larger term, hard labels 4 ulp as before). Faster in L1 for fp32, bf16 and the fused call
+// (docs/perf.md); from L2 and beyond fp32 gains nothing measurable: its loads bound it there.
 // ---------------------------------------------------------------------------------------------
 // GradientFromExpN takes e = ExpNonPositive(-|x|) computed by the caller (the fused loss and
 // gradient, which needs e for the loss too); GradientVectorN below computes it. Both take K
@@ -200,8 +196,7 @@ HWY_INLINE void GradientVectorN(D d, const V* x, const V* y, const V* dout, cons
 // The gradient's last product is by the reduction's scale: 1/N for mean, 1 for none and sum. A
 // product by 1 changes no bit, so the kernels run a variant without it when the scale is 1
 // (Kernel::Compute picks it). One multiplication of about forty operations per vector, yet
-// measured on AMD Zen 5 (one thread, data in L1, ns per 16 lanes, bf16): five inputs 3.41 ->
-// 3.26; the product was on the critical path of the store.
+// measurably faster without it (docs/perf.md): the product was on the critical path of the store.
 
 /// Kernel<T, HAS_WEIGHT, HAS_POS_WEIGHT, OF_TARGET>: the AscendC kernel's Compute stage on one
 /// tile, of the gradient with respect to self (GradientVectorN) or, with OF_TARGET, to the target

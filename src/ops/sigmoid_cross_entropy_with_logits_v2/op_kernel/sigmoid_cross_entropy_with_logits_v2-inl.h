@@ -387,12 +387,9 @@ inline ChunkSum SumChunkFloat(const float* losses, size_t n) {
 // therefore holds kBufferChunks chunks (BufferChunksOf): the kernel computes their losses in one
 // call and SumChunksFloat adds up K whole chunks at once (K = 8 / the accumulator vectors of a
 // chunk, at least 1: 4 on AVX-512, 2 on AVX2), their chains side by side. Each chunk's sum keeps
-// its own order, so every result keeps its bits. Measured on AMD Zen 5, bce_bench's forward
-// mean (four inputs), alternated runs: one thread, fp32 64 Ki 24.5-25.4 -> 21.9-23.4 us, 1 Mi
-// 408-438 -> 385-412, bf16 64 Ki 24.7-25.9 -> 22.5-23.7, 1 Mi 406-423 -> 364-389; two threads,
-// op / roofline, fp32 64 Ki 2.95-3.03 -> 2.74-2.77, 1 Mi 2.43-2.46 -> 2.21-2.45, bf16 64 Ki
-// 2.50-2.70 -> 2.31-2.42, 1 Mi 2.71-2.93 -> 2.57-2.83. Where the inputs come from memory, four
-// chunks made it slower, and the fused call too: BufferChunksOf gives those one.
+// its own order, so every result keeps its bits. The forward mean got faster on one thread and
+// two, fp32 and bf16 (docs/perf.md). Where the inputs come from memory, four chunks made it
+// slower, and the fused call too: BufferChunksOf gives those one.
 template <size_t K>
 HWY_INLINE void SumWholeChunksFloat(const float* losses, ChunkSum* sums) {
   constexpr size_t kAccumulators = 16;

@@ -40,9 +40,7 @@ struct SliceLayout {
 /// Chunks a block's chunk buffer holds (Note [Chunks summed side by side]): kBufferChunks for the
 /// loss alone where its inputs fit in the last-level cache; one for the fused call, whose gradient
 /// stores, streamed between the losses' computation and their sums, pushed a buffer of four out
-/// of L1 (fp32 at 1 Mi elements on one thread: 402-447 -> 439-503 us), and one where the inputs
-/// come from memory (the forward mean of four fp32 inputs at 16 Mi elements, 2 threads:
-/// 1.08-1.19 -> 1.26-1.39 times the roofline with four).
+/// of L1, and one where the inputs come from memory (four were slower there; docs/perf.md).
 uint64_t BufferChunksOf(const LossLaunch& launch) {
   const bool fused = launch.operands[kGradient].access != Access::kAbsent;
   return fused || launch.tiling.nonTemporalOut != 0 ? 1 : kBufferChunks;
