@@ -10,9 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "kernel_test_util.h"
+#include "aclnn/aclnn_cpu.h"
 #include "opdev/strided_iter.h"
 #include "opdev/transpose_copy.h"
+#include "simd_targets.h"
 
 namespace {
 
@@ -80,7 +81,14 @@ std::vector<std::pair<int64_t, int64_t>> Ranges(int64_t numel, int64_t cols) {
 }
 
 /// Runs on the SIMD target of its parameter (the transposing copies are dispatched per target).
-class StridedCopy : public bce_kernel_test::OnEverySimdTarget {};
+class StridedCopy : public acl_test::OnEverySimdTargetTest {
+ protected:
+  void SetUp() override {
+    acl_test::OnEverySimdTargetTest::SetUp();
+    // The dispatch really switched: the library reports the target it runs.
+    ASSERT_STREQ(aclnnCpuSimdTargetName(), target_name());
+  }
+};
 
 TEST_P(StridedCopy, TheTargetUnderTestProvidesTheTransposingCopies) {
   const aclnn_cpu::TransposeFloatKernels& kernels = aclnn_cpu::ChosenTransposeFloatKernels();
@@ -154,6 +162,6 @@ TEST_P(StridedCopy, GatherConvertsATransposedFp32ViewToFp64) {
 }
 
 INSTANTIATE_TEST_SUITE_P(SimdTargets, StridedCopy, ::testing::ValuesIn(hwy::SupportedAndGeneratedTargets()),
-                         bce_kernel_test::SimdTargetName);
+                         acl_test::SimdTargetName);
 
 }  // namespace

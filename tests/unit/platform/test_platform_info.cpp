@@ -6,15 +6,17 @@
 #include <cstdlib>
 #include <string>
 
-#include "tiling_test_util.h"
+#include "platform/platform_info.h"
+#include "test_cpus.h"
 
-namespace bce_host_test {
+namespace acl_test {
 namespace {
 
 using aclnn_cpu::AtlasA2Platform;
 using aclnn_cpu::CpuCaches;
 using aclnn_cpu::CpuPlatform;
 using aclnn_cpu::DescribeCpuPlatform;
+using aclnn_cpu::PlatformInfo;
 using aclnn_cpu::ProbeCpuCaches;
 
 constexpr uint64_t kKiB = 1024;
@@ -162,4 +164,4 @@ TEST(AtlasA2Platform, Has48VectorCores192KiBUbAnd32ByteBlocks) {
 }
 
 }  // namespace
-}  // namespace bce_host_test
+}  // namespace acl_test

@@ -10,6 +10,7 @@
 
 #include "platform/platform_info.h"
 #include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
+#include "test_cpus.h"
 
 namespace bce_host_test {
 
@@ -23,19 +24,12 @@ using aclnn_cpu::bce_grad::TilingResult;
 inline constexpr KernelDType kAllKernelDTypes[] = {KernelDType::kFloat, KernelDType::kFloat16,
                                                     KernelDType::kBFloat16, KernelDType::kDouble};
 
-/// A kind of CPU the project runs on, described by hand: tests never tile on the host's caches
-/// (see Note [Describing a CPU versus probing the host]).
-struct TestCpu {
-  const char* label;  ///< usable in test names
-  aclnn_cpu::CpuCaches caches;
-};
-
-inline constexpr uint64_t kMiB = uint64_t{1} << 20;
-/// AMD EPYC (Zen 5): 1 MiB of L2 per core, 32 MiB of L3 per CCD.
-inline constexpr TestCpu kEpycZen5 = {"EpycZen5", {1 * kMiB, 32 * kMiB}};
-/// Intel Xeon: 2 MiB of L2 per core, 260 MiB of L3.
-inline constexpr TestCpu kXeon = {"Xeon", {2 * kMiB, 260 * kMiB}};
-inline constexpr TestCpu kTestCpus[] = {kEpycZen5, kXeon};
+// The kinds of CPU the tiling is tested on (tests/support/test_cpus.h).
+using acl_test::kEpycZen5;
+using acl_test::kMiB;
+using acl_test::kTestCpus;
+using acl_test::kXeon;
+using acl_test::TestCpu;
 
 /// @p cpu with @p cores threads; its name is the CPU's label.
 PlatformInfo TestCpuPlatform(const TestCpu& cpu, uint64_t cores);

@@ -52,27 +52,13 @@ std::string TilingKeyLabel(uint32_t key) {
 
 // ---------------------------------------------------------------------------------------------
 
-SimdTargetScope::SimdTargetScope(int64_t target) {
-  hwy::SetSupportedTargetsForTest(target);
-  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-}
-
-SimdTargetScope::~SimdTargetScope() {
-  hwy::SetSupportedTargetsForTest(0);
-  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-}
-
 void OnEverySimdTarget::SetUp() {
-  scope_.emplace(GetParam());
+  acl_test::OnEverySimdTargetTest::SetUp();
   // The dispatch really switched: the library reports the target it runs.
   ASSERT_STREQ(ChosenKernelTable().target_name, hwy::TargetName(GetParam()));
 }
 
-void OnEverySimdTarget::TearDown() { scope_.reset(); }
-
 ComputeTileFn OnEverySimdTarget::Kernel(uint32_t key) { return ChosenKernelTable().compute[key]; }
-
-std::string SimdTargetName(const ::testing::TestParamInfo<int64_t>& info) { return hwy::TargetName(info.param); }
 
 // ---------------------------------------------------------------------------------------------
 

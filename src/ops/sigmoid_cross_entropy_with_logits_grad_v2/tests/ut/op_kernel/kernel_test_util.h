@@ -14,6 +14,7 @@
 #include "common/dtype.h"
 #include "hwy/targets.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
+#include "simd_targets.h"
 
 namespace bce_kernel_test {
 
@@ -58,31 +59,19 @@ std::string TilingKeyLabel(uint32_t key);
 // ---------------------------------------------------------------------------------------------
 // SIMD targets
 
-/// Makes HWY_DYNAMIC_DISPATCH (and so ChosenKernelTable) pick @p target while alive.
-class SimdTargetScope {
- public:
-  explicit SimdTargetScope(int64_t target);
-  ~SimdTargetScope();
-  SimdTargetScope(const SimdTargetScope&) = delete;
-  SimdTargetScope& operator=(const SimdTargetScope&) = delete;
-};
+/// Makes HWY_DYNAMIC_DISPATCH (and so ChosenKernelTable) pick a target while alive.
+using acl_test::SimdTargetScope;
+/// Test-name suffix: the target's name ("AVX2").
+using acl_test::SimdTargetName;
 
 /// Fixture of tests that run once per SIMD target (the parameter); the kernel table of that
 /// target is chosen for the duration of the test.
-class OnEverySimdTarget : public ::testing::TestWithParam<int64_t> {
+class OnEverySimdTarget : public acl_test::OnEverySimdTargetTest {
  protected:
   void SetUp() override;
-  void TearDown() override;
   /// The kernels of the target under test (HWY_DYNAMIC_DISPATCH on each call, as the library does).
   static ComputeTileFn Kernel(uint32_t key);
-  const char* target_name() const { return hwy::TargetName(GetParam()); }
-
- private:
-  std::optional<SimdTargetScope> scope_;
 };
-
-/// Test-name suffix: the target's name ("AVX2").
-std::string SimdTargetName(const ::testing::TestParamInfo<int64_t>& info);
 
 // ---------------------------------------------------------------------------------------------
 // Buffers
