@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "platform/platform_info.h"
@@ -13,18 +14,28 @@ namespace aclnn_cpu {
 namespace {
 
 struct CachedPlan {
+  const PlanTag* tag = nullptr;       // the first phase this entry belongs to
   std::unique_ptr<PlanCacheKey> key;  // on the heap: a key is 3 KiB, too much for every thread's TLS
   std::shared_ptr<const LaunchPlan> plan;
 };
 
-thread_local CachedPlan t_cached[static_cast<size_t>(PlanKind::kCount)];
+// One entry per first phase that has cached a plan on this thread (a handful), in the order they
+// first did.
+thread_local std::vector<CachedPlan> t_cached;
 thread_local uint64_t t_hits = 0;
+
+CachedPlan* EntryOf(const PlanTag* tag) {
+  for (CachedPlan& entry : t_cached) {
+    if (entry.tag == tag) return &entry;
+  }
+  return nullptr;
+}
 
 }  // namespace
 
-PlanCacheKey::PlanCacheKey(PlanKind kind, int64_t reduction, const void* kernels,
+PlanCacheKey::PlanCacheKey(const PlanTag& tag, int64_t reduction, const void* kernels,
                            std::span<const aclTensor* const> tensors)
-    : kind_(kind) {
+    : tag_(&tag) {
   Add(reduction);
   Add(static_cast<int64_t>(reinterpret_cast<uintptr_t>(kernels)));
   Add(ThreadPool::Instance().NumThreads());
@@ -55,27 +66,31 @@ void PlanCacheKey::Add(int64_t word) {
 }
 
 bool operator==(const PlanCacheKey& a, const PlanCacheKey& b) {
-  return a.kind_ == b.kind_ && a.cacheable_ && b.cacheable_ && a.size_ == b.size_ &&
+  return a.tag_ == b.tag_ && a.cacheable_ && b.cacheable_ && a.size_ == b.size_ &&
          std::equal(a.words_.begin(), a.words_.begin() + static_cast<std::ptrdiff_t>(a.size_), b.words_.begin());
 }
 
 std::shared_ptr<const LaunchPlan> FindCachedPlan(const PlanCacheKey& key) {
   if (!key.cacheable()) return nullptr;
-  const CachedPlan& cached = t_cached[static_cast<size_t>(key.kind())];
-  if (cached.key == nullptr || !(*cached.key == key)) return nullptr;
+  const CachedPlan* cached = EntryOf(key.tag());
+  if (cached == nullptr || !(*cached->key == key)) return nullptr;
   ++t_hits;
-  return cached.plan;
+  return cached->plan;
 }
 
 void CachePlan(const PlanCacheKey& key, std::shared_ptr<const LaunchPlan> plan) {
   if (!key.cacheable()) return;
-  CachedPlan& cached = t_cached[static_cast<size_t>(key.kind())];
-  if (cached.key == nullptr) {
-    cached.key = std::make_unique<PlanCacheKey>(key);  // std::bad_alloc: the entry points' guard
+  CachedPlan* cached = EntryOf(key.tag());
+  if (cached == nullptr) {  // std::bad_alloc, here and below: the entry points' guard
+    CachedPlan entry;
+    entry.tag = key.tag();
+    entry.key = std::make_unique<PlanCacheKey>(key);
+    t_cached.push_back(std::move(entry));
+    cached = &t_cached.back();
   } else {
-    *cached.key = key;
+    *cached->key = key;
   }
-  cached.plan = std::move(plan);
+  cached->plan = std::move(plan);
 }
 
 aclnnStatus MakeExecutorFor(const char* phase, std::shared_ptr<const LaunchPlan> plan, uint64_t* workspace_size,

@@ -34,6 +34,9 @@ constexpr GradientCall kInputGradient{"aclnnBinaryCrossEntropyWithLogitsBackward
                                       "aclnnBinaryCrossEntropyWithLogitsBackward", "out", false};
 constexpr GradientCall kTargetGradient{"aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize",
                                        "aclnnBinaryCrossEntropyWithLogitsTargetBackward", "gradTarget", true};
+// Each first phase's plans in the plan cache (Note [Plan cache]).
+constexpr PlanTag kInputGradientPlans{kInputGradient.first_phase};
+constexpr PlanTag kTargetGradientPlans{kTargetGradient.first_phase};
 
 aclnnStatus CheckNotNull(const GradientCall& call, const aclTensor* gradOutput, const aclTensor* self,
                          const aclTensor* target, const aclTensor* out, const uint64_t* workspaceSize,
@@ -126,7 +129,7 @@ aclnnStatus GetWorkspaceSize(const GradientCall& call, const aclTensor* gradOutp
   if (aclnnStatus s = CheckLive(kFirstPhase, all)) return s;
   // The same description as this thread's last successful call: its plan (Note [Plan cache]).
   const aclTensor* const described[] = {gradOutput, self, target, weightOptional, posWeightOptional, out};
-  const PlanCacheKey key(call.of_target ? PlanKind::kTargetBackward : PlanKind::kBackward, reduction,
+  const PlanCacheKey key(call.of_target ? kTargetGradientPlans : kInputGradientPlans, reduction,
                          &ChosenKernelTable(), described);
   if (auto cached = FindCachedPlan(key)) return MakeExecutorFor(kFirstPhase, std::move(cached), workspaceSize, executor);
   // 2. dims, 3. dtypes, 4. formats, 5. shapes and memory, 6. reduction (docs/contract.md §3)

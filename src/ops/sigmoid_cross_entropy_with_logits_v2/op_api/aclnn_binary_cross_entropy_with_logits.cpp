@@ -27,6 +27,9 @@ constexpr const char* kFirstPhase = "aclnnBinaryCrossEntropyWithLogitsGetWorkspa
 constexpr const char* kSecondPhase = "aclnnBinaryCrossEntropyWithLogits";
 constexpr const char* kFusedFirstPhase = "aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize";
 constexpr const char* kFusedSecondPhase = "aclnnBinaryCrossEntropyWithLogitsFused";
+// Each first phase's plans in the plan cache (Note [Plan cache]).
+constexpr PlanTag kForwardPlans{kFirstPhase};
+constexpr PlanTag kFusedPlans{kFusedFirstPhase};
 
 aclnnStatus CheckNotNull(const char* phase, std::span<const NamedTensor> required, const uint64_t* workspaceSize,
                          aclOpExecutor* const* executor) {
@@ -173,7 +176,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, con
   if (aclnnStatus s = CheckLive(kFirstPhase, all)) return s;
   // The same description as this thread's last successful call: its plan (Note [Plan cache]).
   const aclTensor* const described[] = {self, target, weightOptional, posWeightOptional, out};
-  const PlanCacheKey key(PlanKind::kForward, reduction, &ChosenLossKernelTable(), described);
+  const PlanCacheKey key(kForwardPlans, reduction, &ChosenLossKernelTable(), described);
   if (auto cached = FindCachedPlan(key)) return MakeExecutorFor(kFirstPhase, std::move(cached), workspaceSize, executor);
   // 2. dtypes, 3. reduction, 4. dims, 5.-7. shapes, then the memory rules, 8. promotion
   if (aclnnStatus s = CheckFloatDTypes(kFirstPhase, all)) return s;
@@ -229,7 +232,7 @@ aclnnStatus FusedGetWorkspaceSize(const aclTensor* self, const aclTensor* target
   // The same description as this thread's last successful call: its plan (Note [Plan cache]).
   const aclTensor* const described[] = {self, target, weightOptional, posWeightOptional, gradOutputOptional,
                                         out,  gradInput};
-  const PlanCacheKey key(PlanKind::kFused, reduction, &ChosenLossKernelTable(), described);
+  const PlanCacheKey key(kFusedPlans, reduction, &ChosenLossKernelTable(), described);
   if (auto cached = FindCachedPlan(key)) return MakeExecutorFor(phase, std::move(cached), workspaceSize, executor);
   // 2. dtypes, 3. reduction, 4. dims, 5. shapes, 6. memory, 7. promotion: the forward's order
   if (aclnnStatus s = CheckFloatDTypes(phase, all)) return s;
