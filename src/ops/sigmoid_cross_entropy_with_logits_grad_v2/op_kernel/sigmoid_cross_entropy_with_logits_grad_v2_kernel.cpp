@@ -6,7 +6,6 @@
 
 #include <utility>
 
-#include "aclnn/aclnn_cpu.h"
 #include "hwy/highway.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
 #include "simd/kernel_parts.h"
@@ -47,8 +46,4 @@ const KernelTable& ChosenKernelTable() { return *HWY_DYNAMIC_DISPATCH(GetKernelT
 
 }  // namespace bce_grad
 }  // namespace aclnn_cpu
-
-extern "C" ACL_FUNC_VISIBILITY const char* aclnnCpuSimdTargetName(void) {
-  return aclnn_cpu::bce_grad::ChosenKernelTable().target_name;
-}
 #endif  // HWY_ONCE
