@@ -20,22 +20,19 @@ summary=()   # one line per stage, printed at the end
 failed=0
 declare -A status_of
 
-# stage NAME NEEDS COMMAND...: runs COMMAND (a shell function or program) unless a stage named in
-# NEEDS (space-separated) did not pass; records "passed", "failed" or "skipped" and the time, and
-# the stage's count line (the last line of its output that matches COUNT_PATTERN).
+# stage NAME NEEDS COMMAND...: runs COMMAND (a shell function or program) unless the stage named
+# NEEDS (empty: none) did not pass; records "passed", "failed" or "skipped" and the time, and the
+# stage's count line (the last line of its output that matches COUNT_PATTERN).
 COUNT_PATTERN='tests passed|[0-9]+ passed|[0-9]+ failed|snippets|no finding|executions'
 stage() {
   local name="$1" needs="$2"
   shift 2
-  local need
-  for need in $needs; do
-    if [ "${status_of[$need]:-}" != passed ]; then
-      status_of[$name]=skipped
-      summary+=("$(printf '%-34s skipped (needs %s, which %s)' "$name" "$need" "${status_of[$need]:-did not run}")")
-      echo; echo "=== $name: skipped (needs $need) ==="
-      return 0
-    fi
-  done
+  if [ -n "$needs" ] && [ "${status_of[$needs]:-}" != passed ]; then
+    status_of[$name]=skipped
+    summary+=("$(printf '%-40s skipped (needs "%s", which %s)' "$name" "$needs" "${status_of[$needs]:-did not run}")")
+    echo; echo "=== $name: skipped (needs \"$needs\") ==="
+    return 0
+  fi
   echo; echo "=== $name (at ${SECONDS} s) ==="
   local start=$SECONDS log
   log=$(mktemp)
@@ -50,7 +47,7 @@ stage() {
     status_of[$name]=failed
     failed=1
   fi
-  summary+=("$(printf '%-34s %-7s %4d s  %s' "$name" "${status_of[$name]}" $((SECONDS - start)) "$counts")")
+  summary+=("$(printf '%-40s %-7s %4d s  %s' "$name" "${status_of[$name]}" $((SECONDS - start)) "$counts")")
 }
 
 # The release suite as one kind of host: ACLNN_CPU_CACHES describes its caches to the tiling
