@@ -3,8 +3,7 @@
 #include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
+#include <span>
 #include <type_traits>
 
 #include "common/alignment.h"
@@ -13,20 +12,6 @@
 
 namespace aclnn_cpu::bce_loss {
 namespace {
-
-/// Neumaier's compensated addition: sum + comp carries what plain addition would drop. Once the
-/// sum is not finite (an infinite loss, or an overflow) the correction is left as it is: its
-/// formula would subtract inf from inf and make an infinite sum NaN.
-struct CompensatedSum {
-  double sum = 0;
-  double comp = 0;
-  void Add(double v) {
-    const double t = sum + v;
-    if (std::isfinite(t)) comp += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
-    sum = t;
-  }
-  double Value() const { return sum + comp; }
-};
 
 uint64_t ComputeTypeSize(KernelDType dtype) { return dtype == KernelDType::kDouble ? 8 : 4; }
 
@@ -134,12 +119,6 @@ void RunSums(const LossLaunch& launch, uint64_t block, char* slice) {
 
 }  // namespace
 
-ChunkSum SumChunk(const double* losses, size_t n) {
-  CompensatedSum s;
-  for (size_t i = 0; i < n; ++i) s.Add(losses[i]);
-  return ChunkSum{s.sum, s.comp};
-}
-
 uint64_t ElementwiseBlockWorkspaceBytes(const LossLaunch& launch) {
   const SliceLayout l = LayoutOf(launch);
   return l.tile_bytes + l.chunk_buffer_bytes + l.chunk_sums_bytes;
@@ -173,22 +152,13 @@ void RunElementwiseStageBlock(const LossLaunch& launch, uint64_t block, char* sl
 void RunCombine(const LossLaunch& launch, const char* stage_workspace) {
   const SliceLayout layout = LayoutOf(launch);
   const uint64_t slice_bytes = ElementwiseBlockWorkspaceBytes(launch);
-  CompensatedSum total;
+  ChunkSumTotal total;  // Note [Deterministic reduction]
   for (uint64_t b = 0; b < launch.tiling.blockDim; ++b) {
     const auto* sums =
         reinterpret_cast<const ChunkSum*>(stage_workspace + b * slice_bytes + layout.tile_bytes + layout.chunk_buffer_bytes);
-    const uint64_t chunks = BlockChunkCount(launch, b);
-    for (uint64_t c = 0; c < chunks; ++c) {
-      total.Add(sums[c].hi);
-      total.Add(sums[c].lo);
-    }
+    total.Add(std::span<const ChunkSum>(sums, BlockChunkCount(launch, b)));
   }
-  double value = total.Value();
-  if (launch.reduction == ReductionType::kMean) {
-    value = launch.total_elems == 0 ? std::numeric_limits<double>::quiet_NaN()
-                                    : value / static_cast<double>(launch.total_elems);
-  }
-  StoreFromDouble(launch.result, launch.result_dtype, 0, value);
+  StoreFromDouble(launch.result, launch.result_dtype, 0, total.Result(launch.reduction, launch.total_elems));
 }
 
 }  // namespace aclnn_cpu::bce_loss

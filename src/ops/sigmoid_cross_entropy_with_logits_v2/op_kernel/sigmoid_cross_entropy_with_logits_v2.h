@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "opdev/chunk_reduction.h"
 #include "opdev/elementwise_plan.h"
 #include "opdev/elementwise_tiling.h"
 #include "opdev/kernel_dtype.h"
@@ -41,19 +42,9 @@ struct LossTraits {
   static constexpr bool ReadsConstantOnce(size_t o) { return o == kDout; }
 };
 
-// Note [Deterministic reduction]
-// mean and sum are computed in the same launch as the losses: stage 1's blocks compute the
-// losses of their elements in the compute type and sum each chunk of kSumChunkElems consecutive
-// elements (of the iteration space's order) in a fixed order, in fp64 (fp32 losses: sixteen
-// accumulators, element i to accumulator i mod 16, joined by a fixed tree, the same on every SIMD
-// target; SumChunkFloat) or compensated fp64 (fp64 losses); stage 2, one block, adds the chunk sums in chunk order with
-// compensation, divides by N for mean and rounds once to out's dtype. Chunk boundaries are fixed
-// multiples of kSumChunkElems: the tiling aligns blocks and tiles to whole chunks (its alignment
-// unit is one chunk), so no chunk is split between blocks and nothing depends on the thread count
-// or the core count; a chunk's elements reach its buffer in order however tiles and row runs cut
-// them. So the result is bitwise the same for any thread count and any run, and the fp64 sum of
-// fp32 losses is exact to far below fp32's rounding (1 ULP of the correctly rounded mean).
-inline constexpr uint64_t kSumChunkElems = 1024;
+// mean and sum: the shared deterministic reduction (Note [Deterministic reduction],
+// src/opdev/chunk_reduction.h) over the losses, in chunks of kSumChunkElems.
+using ::aclnn_cpu::kSumChunkElems;
 
 /// One tile's operands, contiguous, in the kernel dtype T; loss is T (none) or the compute type
 /// (mean and sum: losses for the chunk buffer). weight and pos_weight are read only when present.
@@ -88,14 +79,9 @@ inline constexpr uint32_t kLossKernelKeyCount = kKernelDTypeCount * 16;
 /// (Note [Chunks summed side by side]).
 inline constexpr uint64_t kBufferChunks = 4;
 
-struct ChunkSum;
-/// The sums of the chunks of @p n fp32 losses (kSumChunkElems each, the last one possibly
-/// shorter) into sums[0 .. ceil(n / kSumChunkElems)): SumChunkFloat's one order on every target.
-using ChunkSumFloatFn = void (*)(const float* losses, size_t n, ChunkSum* sums);
-
 struct LossKernelTable {
   LossTileFn compute[kLossKernelKeyCount];
-  ChunkSumFloatFn sum_chunk_float;
+  ChunkSumFloatFn sum_chunk_float;  ///< the target's SumChunksFloat (src/simd/chunk_sum-inl.h)
   const char* target_name;
 };
 /// The parts the table is compiled in (Note [One target per translation unit],
@@ -103,15 +89,6 @@ struct LossKernelTable {
 inline constexpr size_t kLossKernelPartCount = 2 * kKernelPartCount;
 /// The tile computes of the best SIMD target of this CPU.
 const LossKernelTable& ChosenLossKernelTable();
-
-/// A chunk's sum as an unevaluated pair hi + lo (lo is 0 for fp32 losses).
-struct ChunkSum {
-  double hi = 0;
-  double lo = 0;
-};
-/// The compensated (Neumaier) sum of @p n fp64 losses in order. fp32 losses are summed by the
-/// kernel table's sum_chunk_float (fp64, sixteen accumulators in a fixed order).
-ChunkSum SumChunk(const double* losses, size_t n);
 
 /// Everything the blocks of a launch need.
 struct LossLaunch {
