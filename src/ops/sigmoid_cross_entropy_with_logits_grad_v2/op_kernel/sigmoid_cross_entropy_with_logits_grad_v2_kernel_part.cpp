@@ -6,10 +6,10 @@
 #include "hwy/highway.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2-inl.h"
 
-HWY_BEFORE_NAMESPACE();
+// No HWY_BEFORE_NAMESPACE: the instantiation takes the target attributes of the template's
+// definition in the -inl.h, and clang rejects a target region that declares no function.
 namespace aclnn_cpu::bce_grad::HWY_NAMESPACE {
 static_assert(ACLNN_KERNEL_PART < kKernelPartCount, "aclnn_add_kernel_parts: PARTS too large");
 template bool FillKernelPart<ACLNN_KERNEL_PART>(KernelTable& table);
 }  // namespace aclnn_cpu::bce_grad::HWY_NAMESPACE
-HWY_AFTER_NAMESPACE();
 #endif  // ACLNN_KERNEL_TARGET_ENABLED
