@@ -27,55 +27,12 @@ constexpr uint64_t kAtlasA2UbBytes = 196608;
 constexpr uint64_t kAtlasA2BlockBytes = 32;
 
 constexpr uint64_t kDefaultLlcBytes = 32ull << 20;
-
-uint64_t ParseCacheSize(const std::string& text) {
-  // "2048K" or "1M" as in /sys/devices/system/cpu/cpu0/cache/index2/size
-  uint64_t value = 0;
-  size_t i = 0;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9') value = value * 10 + static_cast<uint64_t>(text[i++] - '0');
-  if (i < text.size() && (text[i] == 'K' || text[i] == 'k')) value <<= 10;
-  if (i < text.size() && (text[i] == 'M' || text[i] == 'm')) value <<= 20;
-  return value;
-}
-
-/// Size of the cache of @p level described by /sys/.../cpu0/cache/index<index>, or 0.
-uint64_t SysCacheBytes(int index, int level) {
-  const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
-  std::ifstream level_file(dir + "level");
-  std::ifstream size_file(dir + "size");
-  int lvl = 0;
-  std::string text;
-  if ((level_file >> lvl) && lvl == level && (size_file >> text)) return ParseCacheSize(text);
-  return 0;
-}
-}  // namespace
-
-uint64_t CpuL2BytesPerCore() {
-  const uint64_t bytes = SysCacheBytes(2, 2);
-  if (bytes >= 64 * 1024) return bytes;
-#ifdef _SC_LEVEL2_CACHE_SIZE
-  const long sc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  if (sc >= 64 * 1024) return static_cast<uint64_t>(sc);
-#endif
-  return kDefaultL2Bytes;
-}
-
-uint64_t CpuLastLevelCacheBytes() {
-  const uint64_t bytes = SysCacheBytes(3, 3);
-  if (bytes >= 1024 * 1024) return bytes;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-  const long sc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  if (sc >= 1024 * 1024) return static_cast<uint64_t>(sc);
-#endif
-  return kDefaultLlcBytes;
-}
-
-namespace {
 constexpr uint64_t kMinL2Bytes = 64 * 1024;
 constexpr uint64_t kMinLlcBytes = 1024 * 1024;
 constexpr uint64_t kMaxCacheBytes = uint64_t{1} << 40;
 
-/// "<digits>[K|M|G]" as a byte count within [1, kMaxCacheBytes], or std::nullopt.
+/// "<digits>[K|M|G]" as a byte count within [1, kMaxCacheBytes], or std::nullopt: a cache size as
+/// sysfs writes it ("2048K") and as ACLNN_CPU_CACHES gives it.
 std::optional<uint64_t> ParseByteCount(std::string_view text) {
   uint64_t value = 0;
   size_t i = 0;
@@ -96,7 +53,38 @@ std::optional<uint64_t> ParseByteCount(std::string_view text) {
   if (i != text.size() || value == 0 || value > (kMaxCacheBytes >> shift)) return std::nullopt;
   return value << shift;
 }
+
+/// Size of the cache of @p level described by /sys/.../cpu0/cache/index<index>, or 0.
+uint64_t SysCacheBytes(int index, int level) {
+  const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+  std::ifstream level_file(dir + "level");
+  std::ifstream size_file(dir + "size");
+  int lvl = 0;
+  std::string text;
+  if ((level_file >> lvl) && lvl == level && (size_file >> text)) return ParseByteCount(text).value_or(0);
+  return 0;
+}
 }  // namespace
+
+uint64_t CpuL2BytesPerCore() {
+  const uint64_t bytes = SysCacheBytes(2, 2);
+  if (bytes >= kMinL2Bytes) return bytes;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  const long sc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (sc >= static_cast<long>(kMinL2Bytes)) return static_cast<uint64_t>(sc);
+#endif
+  return kDefaultL2Bytes;
+}
+
+uint64_t CpuLastLevelCacheBytes() {
+  const uint64_t bytes = SysCacheBytes(3, 3);
+  if (bytes >= kMinLlcBytes) return bytes;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  const long sc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (sc >= static_cast<long>(kMinLlcBytes)) return static_cast<uint64_t>(sc);
+#endif
+  return kDefaultLlcBytes;
+}
 
 std::optional<CpuCaches> ParseCpuCaches(std::string_view text, std::string* error) {
   const size_t comma = text.find(',');
