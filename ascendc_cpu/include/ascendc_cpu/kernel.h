@@ -64,6 +64,16 @@ constexpr int32_t CeilDivision(int32_t num1, int32_t num2)
     return num2 == 0 ? 0 : (num1 + num2 - 1) / num2;
 }
 
+/// The bytes of a data block (32 on A2) and of a vector instruction's repeat (256).
+constexpr uint32_t GetDataBlockSizeInBytes()
+{
+    return ::ascendc_cpu::kBlockBytes;
+}
+constexpr uint32_t GetVecLen()
+{
+    return ::ascendc_cpu::kRepeatBytes;
+}
+
 template <typename T, typename U>
 struct IsSameType {
     static constexpr bool value = std::is_same<T, U>::value;

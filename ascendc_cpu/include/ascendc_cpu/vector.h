@@ -581,8 +581,35 @@ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const S& 
         src, dst);
 }
 
+/// dst = src0 * src1 + dst for half or float, or half sources into a float dst: the product is
+/// rounded to dst's type, then the sum (two roundings: A2 documents no fused rounding).
+template <typename T, typename U>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
+                      const int32_t& count)
+{
+    const bool supported = (std::is_same<T, U>::value && detail::kFloatType<T>) ||
+                           (std::is_same<T, float>::value && std::is_same<U, half>::value);
+    using L = detail::Lane<T>;
+    detail::Elementwise(
+        "MulAddDst", supported, dst, count,
+        [](U a, U b, T d) {
+            // The product of two halves or two floats is exact in double: rounded once here.
+            const double product = static_cast<double>(static_cast<float>(a)) * static_cast<float>(b);
+            const T rounded = L::Store(static_cast<typename L::Wide>(product));
+            return L::Store(L::Load(rounded) + L::Load(d));
+        },
+        src0, src1, dst);
+}
+
 // --- advanced elementwise functions (computed in double, rounded once) ----------------------------------------
 namespace detail {
+/// The advanced functions take (dst, src[, sharedTmpBuffer], count): the count is the last argument.
+template <typename... Tmp>
+inline uint32_t TrailingCount(const Tmp&... tmpAndCount)
+{
+    return static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
+}
+
 template <typename T, typename F>
 inline void FloatFunction(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, F f)
 {
@@ -595,27 +622,34 @@ inline void FloatFunction(const char* api, const LocalTensor<T>& dst, const Loca
 template <typename T, bool isReuseSource = false, typename... Tmp>
 inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
 {
-    const uint32_t count = static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
+    const uint32_t count = detail::TrailingCount(tmpAndCount...);
     detail::FloatFunction("Sigmoid", dst, src, count, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
 }
 template <typename T, bool isReuseSource = false, typename... Tmp>
 inline void Tanh(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
 {
-    const uint32_t count = static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
+    const uint32_t count = detail::TrailingCount(tmpAndCount...);
     detail::FloatFunction("Tanh", dst, src, count, [](double x) { return std::tanh(x); });
 }
 template <typename T, bool isReuseSource = false, typename... Tmp>
 inline void Log(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
 {
-    const uint32_t count = static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
+    const uint32_t count = detail::TrailingCount(tmpAndCount...);
     detail::FloatFunction("Log", dst, src, count, [](double x) { return std::log(x); });
 }
 template <typename T, bool isReuseSource = false, typename... Tmp>
 inline void Sign(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
 {
-    const uint32_t count = static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
+    const uint32_t count = detail::TrailingCount(tmpAndCount...);
     detail::FloatFunction("Sign", dst, src, count,
                           [](double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : x); });
+}
+/// Rounds toward minus infinity (exact; NaN and infinities pass through).
+template <typename T, bool isReuseSource = false, typename... Tmp>
+inline void Floor(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
+{
+    detail::FloatFunction("Floor", dst, src, detail::TrailingCount(tmpAndCount...),
+                          [](double x) { return std::floor(x); });
 }
 
 // --- scalar conversions -------------------------------------------------------------------------------------
