@@ -5,6 +5,7 @@
 #include "ascendc_cpu/base.h"
 #include "ascendc_cpu/compare_reduce.h"
 #include "ascendc_cpu/data_copy.h"
+#include "ascendc_cpu/gather.h"
 #include "ascendc_cpu/kernel.h"
 #include "ascendc_cpu/pipe.h"
 #include "ascendc_cpu/repeat.h"
