@@ -1,5 +1,5 @@
 // MulAddDst (dst = src0 * src1 + dst, two roundings), Floor (advanced API) and
-// GetDataBlockSizeInBytes against references computed here, and their findings.
+// GetDataBlockSizeInBytes against references computed here, and their findings (Divs: not on A2).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -24,6 +24,7 @@ enum Mode : uint32_t {
     kFloorInPlace,
     kFloorHalfWithTmpBuffer,
     kFloorPastTheBuffer,
+    kDivsIsNotOnA2,
 };
 
 static_assert(GetDataBlockSizeInBytes() == 32, "A2's data block");
@@ -76,6 +77,7 @@ extern "C" __global__ __aicore__ void mul_add_floor(GM_ADDR a, GM_ADDR b, GM_ADD
             Cast(z, h[kN], RoundMode::CAST_NONE, kN);
             break;
         case kFloorPastTheBuffer: Floor(z[8], z, kN); break;
+        case kDivsIsNotOnA2: Divs(z, x, 2.0f, kN); break;
         default: break;
     }
     PipeBarrier<PIPE_ALL>();
@@ -188,6 +190,14 @@ TEST(MulAddFloor, FloorPastTheDestinationIsUbOutOfBoundsAndNotExecuted)
     const std::vector<float> out = RunMode(kFloorPastTheBuffer, in);
     EXPECT_TRUE(twin_test::OnlyCheck("ub-out-of-bounds")) << twin_test::Describe(twin_test::Findings());
     EXPECT_EQ(out[8], in.c[8]);
+}
+
+TEST(MulAddFloor, DivsIsUnsupportedOnA2AndNotComputed)
+{
+    const Inputs in = MakeInputs();
+    const std::vector<float> out = RunMode(kDivsIsNotOnA2, in);
+    EXPECT_TRUE(twin_test::OnlyCheck("unsupported")) << twin_test::Describe(twin_test::Findings());
+    EXPECT_EQ(out[0], in.c[0]);
 }
 
 TEST(MulAddFloor, MulAddDstOnInt32IsUnsupportedOnA2)

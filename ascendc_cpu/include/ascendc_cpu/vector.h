@@ -601,6 +601,19 @@ inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, con
         src0, src1, dst);
 }
 
+/// Divs (a tensor divided by a scalar, or a scalar by a tensor) is documented for Ascend 950 only,
+/// not for Atlas A2: a kernel that calls it compiles and is told (unsupported), nothing computed.
+template <typename T = void, bool isSetMask = true, typename U, typename S, typename V>
+inline void Divs(const U& dst, const S& src0, const V& src1, const int32_t& count)
+{
+    (void)dst;
+    (void)src0;
+    (void)src1;
+    if (count != 0) {
+        ::ascendc_cpu::rt::ReportUnsupportedType("Divs", "any element type");
+    }
+}
+
 // --- advanced elementwise functions (computed in double, rounded once) ----------------------------------------
 namespace detail {
 /// The advanced functions take (dst, src[, sharedTmpBuffer], count): the count is the last argument.
