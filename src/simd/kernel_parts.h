@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <tuple>
 #include <type_traits>
 
 #include "hwy/base.h"
+#include "hwy/detect_targets.h"
 #include "opdev/kernel_dtype.h"
 #include "simd/native_bf16.h"
 
@@ -34,6 +36,17 @@ inline constexpr size_t kNativeBFloat16Part = 3;
 template <size_t kPart>
 using KernelPartElement = std::tuple_element_t<kPart % kKernelPartCount, KernelPartElements>;
 static_assert(std::is_same_v<KernelPartElement<kNativeBFloat16Part>, NativeBFloat16>);
+#ifdef ACLNN_KERNEL_ELEMENT_PARTS  // a part file's unit (src/simd/one_target.h)
+static_assert(ACLNN_KERNEL_ELEMENT_PARTS == kKernelPartCount && ACLNN_KERNEL_NATIVE_BF16_PART == kNativeBFloat16Part,
+              "src/simd/one_target.h's part numbers must match KernelPartElements");
+#endif
+
+/// Whether kernel part @p part has code for SIMD target @p target: every part but the native bf16
+/// one, which only the x86 AVX-512 targets have (src/simd/one_target.h compiles the others'
+/// units empty). The dispatch file calls a part only where this holds.
+constexpr bool KernelPartCompiled(size_t part, int64_t target) {
+  return part % kKernelPartCount != kNativeBFloat16Part || (HWY_ARCH_X86 && target <= HWY_AVX3);
+}
 
 /// The kernel dtype an element type is stored as.
 template <class T>

@@ -19,11 +19,17 @@ namespace HWY_NAMESPACE {
 template <size_t kPart>
 bool FillKernelPart(KernelTable& table);
 
+// The parts this target has (KernelPartCompiled): the others' units are empty.
+template <size_t kPart>
+void FillPartIfCompiled(KernelTable& table) {
+  if constexpr (KernelPartCompiled(kPart, HWY_TARGET)) FillKernelPart<kPart>(table);
+}
+
 const KernelTable* GetKernelTable() {
   static const KernelTable table = [] {
     KernelTable t{};
     [&]<size_t... kPart>(std::index_sequence<kPart...>) {
-      (FillKernelPart<kPart>(t), ...);  // in part order: the native bf16 part overwrites bf16's
+      (FillPartIfCompiled<kPart>(t), ...);  // in part order: the native bf16 part overwrites bf16's
     }(std::make_index_sequence<kKernelPartCount>());
     t.target_name = hwy::TargetName(HWY_TARGET);
     return t;

@@ -19,11 +19,17 @@ namespace HWY_NAMESPACE {
 template <size_t kPart>
 bool FillLossKernelPart(LossKernelTable& table);
 
+// The parts this target has (KernelPartCompiled): the others' units are empty.
+template <size_t kPart>
+void FillPartIfCompiled(LossKernelTable& table) {
+  if constexpr (KernelPartCompiled(kPart, HWY_TARGET)) FillLossKernelPart<kPart>(table);
+}
+
 const LossKernelTable* GetLossKernelTable() {
   static const LossKernelTable table = [] {
     LossKernelTable t{};
     [&]<size_t... kPart>(std::index_sequence<kPart...>) {
-      (FillLossKernelPart<kPart>(t), ...);  // in part order: the native bf16 parts overwrite bf16's
+      (FillPartIfCompiled<kPart>(t), ...);  // in part order: the native bf16 parts overwrite bf16's
     }(std::make_index_sequence<kLossKernelPartCount>());
     t.target_name = hwy::TargetName(HWY_TARGET);
     return t;
