@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "kernel_operator.h"
@@ -210,6 +211,53 @@ TEST(NumberFormats, ExpIsTheCorrectlyRoundedValueOfDoubleExp)
     EXPECT_EQ(AscendC::detail::ExpFloat(-std::numeric_limits<float>::infinity()), 0.0f);
     EXPECT_EQ(AscendC::detail::ExpFloat(1000.0f), std::numeric_limits<float>::infinity());
     EXPECT_EQ(AscendC::detail::ExpFloat(-103.0f), static_cast<float>(std::exp(-103.0)));  // a subnormal
+}
+
+
+// Kernels declare constants such as `constexpr half kAlpha = half(1.6732632423543772)`.
+constexpr half kConstantAlpha = half(1.6732632423543772848170429916717);
+constexpr half kConstantNegativeZero = half(-0.0);
+constexpr half kConstantSaturated = half(1e9);
+constexpr half kConstantThree = half(3);
+constexpr bfloat16_t kConstantPi = bfloat16_t(3.14159265358979);
+static_assert(kConstantNegativeZero.bits == 0x8000, "the sign of zero survives a constant conversion");
+static_assert(kConstantSaturated.bits == 0x7bff, "a constant overflow saturates as at run time");
+static_assert(kConstantThree.bits == 0x4200, "integers convert in constant expressions too");
+
+TEST(NumberFormats, ConstantConversionsGiveTheRunTimeBits)
+{
+    volatile double alpha = 1.6732632423543772848170429916717;
+    volatile double pi = 3.14159265358979;
+    EXPECT_EQ(kConstantAlpha.bits, half(alpha).bits);
+    EXPECT_EQ(kConstantPi.bits, bfloat16_t(pi).bits);
+}
+
+TEST(NumberFormats, DecomposeByValueRoundsAsDecomposeInEveryMode)
+{
+    std::mt19937_64 rng(20261207);
+    std::vector<double> values = {0.0, -0.0, 1.0, -1.0, 65504.0, 65520.0, 6.103515625e-05, 5.960464477539063e-08,
+                                  2.980232238769531e-08, 1e-310, -4.9406564584124654e-324,
+                                  std::numeric_limits<double>::max(), std::numeric_limits<double>::infinity(),
+                                  -std::numeric_limits<double>::infinity()};
+    for (int i = 0; i < 20000; ++i) {
+        uint64_t bits = rng();
+        double v;
+        std::memcpy(&v, &bits, sizeof(v));
+        if (v == v) {
+            values.push_back(v);
+        }
+        values.push_back(std::ldexp(static_cast<double>(rng() >> 11), -static_cast<int>(rng() % 90)));
+    }
+    const Rounding modes[] = {Rounding::kNearestEven, Rounding::kFloor, Rounding::kCeil, Rounding::kNearestAway,
+                              Rounding::kTowardZero, Rounding::kOdd};
+    for (double v : values) {
+        for (Rounding mode : modes) {
+            const auto by_value = ascendc_cpu::numbers::DecomposeByValue(v);
+            ASSERT_EQ((RoundToFormat<10, 5>(by_value, mode)), (RoundToFormat<10, 5>(Decompose(v), mode))) << v;
+            ASSERT_EQ((RoundToFormat<7, 8>(by_value, mode)), (RoundToFormat<7, 8>(Decompose(v), mode))) << v;
+            ASSERT_EQ((RoundToFormat<23, 8>(by_value, mode)), (RoundToFormat<23, 8>(Decompose(v), mode))) << v;
+        }
+    }
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ inline Decomposed Decompose(double value)
     return d;
 }
 
-inline Decomposed DecomposeInteger(bool negative, uint64_t magnitude)
+constexpr Decomposed DecomposeInteger(bool negative, uint64_t magnitude)
 {
     Decomposed d;
     d.negative = negative;
@@ -87,7 +87,7 @@ inline Decomposed DecomposeInteger(bool negative, uint64_t magnitude)
     return d;
 }
 
-inline int HighestBit(uint64_t v)
+constexpr int HighestBit(uint64_t v)
 {
     return 63 - __builtin_clzll(v);
 }
@@ -95,7 +95,7 @@ inline int HighestBit(uint64_t v)
 /// Rounds `d` to the binary format with `kMantissaBits` stored mantissa bits and `kExponentBits`
 /// exponent bits and returns its bit pattern. Overflow saturates to the largest finite value.
 template <int kMantissaBits, int kExponentBits>
-inline uint64_t RoundToFormat(const Decomposed& d, Rounding mode)
+constexpr uint64_t RoundToFormat(const Decomposed& d, Rounding mode)
 {
     constexpr int kBias = (1 << (kExponentBits - 1)) - 1;
     constexpr uint64_t kInfinity = ((1ull << kExponentBits) - 1) << kMantissaBits;
@@ -119,7 +119,7 @@ inline uint64_t RoundToFormat(const Decomposed& d, Rounding mode)
     }
     const int quantum = (log2_value > kMinNormalExponent ? log2_value : kMinNormalExponent) - kMantissaBits;
     const int shift = quantum - d.exponent;
-    uint64_t kept;
+    uint64_t kept = 0;
     bool round_bit = false;
     bool sticky = false;
     if (shift <= 0) {
@@ -189,10 +189,51 @@ inline float WidenToFloat(uint16_t bits)
     return value;
 }
 
+/// Decompose(double) by arithmetic alone, so that a constant expression can convert
+/// (`constexpr half k = half(1.67)`): the same value, its significand normalised to 53 bits (a
+/// NaN's sign is not kept: constants are not NaN in practice).
+/// Halving a value of at least 2^53 and doubling one below 2^52 are exact in double.
+constexpr Decomposed DecomposeByValue(double value)
+{
+    constexpr double kTwo52 = 4503599627370496.0;
+    constexpr double kTwo53 = 2.0 * kTwo52;
+    constexpr double kLargest = 1.7976931348623157e308;
+    Decomposed d;
+    if (value != value) {
+        d.nan = true;
+        return d;
+    }
+    d.negative = __builtin_copysign(1.0, value) < 0.0;  // also -0.0; constant-folded by GCC and clang
+    double magnitude = d.negative ? -value : value;
+    if (magnitude == 0.0) {
+        d.zero = true;
+        return d;
+    }
+    if (magnitude > kLargest) {
+        d.infinite = true;
+        return d;
+    }
+    int exponent = 0;
+    while (magnitude >= kTwo53) {
+        magnitude *= 0.5;
+        ++exponent;
+    }
+    while (magnitude < kTwo52) {
+        magnitude *= 2.0;
+        --exponent;
+    }
+    d.significand = static_cast<uint64_t>(magnitude);
+    d.exponent = exponent;
+    return d;
+}
+
 template <typename T>
-inline Decomposed DecomposeArithmetic(T value)
+constexpr Decomposed DecomposeArithmetic(T value)
 {
     if constexpr (std::is_floating_point<T>::value) {
+        if (__builtin_is_constant_evaluated()) {
+            return DecomposeByValue(static_cast<double>(value));
+        }
         if constexpr (sizeof(T) <= sizeof(float)) {
             return Decompose(static_cast<float>(value));
         } else {
@@ -236,7 +277,7 @@ struct half {
 
     half() = default;
     template <typename T, typename = typename std::enable_if<std::is_arithmetic<T>::value>::type>
-    half(T value)  // NOLINT: implicit like the NPU type
+    constexpr half(T value)  // NOLINT: implicit like the NPU type; constexpr as kernels' constants need
         : bits(static_cast<uint16_t>(::ascendc_cpu::numbers::RoundToFormat<10, 5>(
               ::ascendc_cpu::numbers::DecomposeArithmetic(value), ::ascendc_cpu::numbers::Rounding::kNearestEven)))
     {}
@@ -260,7 +301,7 @@ struct bfloat16_t {
 
     bfloat16_t() = default;
     template <typename T, typename = typename std::enable_if<std::is_arithmetic<T>::value>::type>
-    bfloat16_t(T value)  // NOLINT: implicit like the NPU type
+    constexpr bfloat16_t(T value)  // NOLINT: implicit like the NPU type; constexpr as kernels' constants need
         : bits(static_cast<uint16_t>(::ascendc_cpu::numbers::RoundToFormat<7, 8>(
               ::ascendc_cpu::numbers::DecomposeArithmetic(value), ::ascendc_cpu::numbers::Rounding::kNearestEven)))
     {}
