@@ -1,4 +1,4 @@
-// CreateVecIndex and Gather against references computed here, their findings, and the
+// CreateVecIndex, Gather and Brcb against references computed here, their findings, and the
 // securec.h memcpy_s/memset_s that kernels' CPU-debug tiling macros use.
 #include <cstdint>
 #include <cstring>
@@ -27,6 +27,9 @@ enum Mode : uint32_t {
     kIndexFloat,
     kIndexHalf,
     kIndexInt16Wraps,
+    kBrcbContiguous,
+    kBrcbStrided,
+    kBrcbOverlapping,
 };
 
 }  // namespace
@@ -70,6 +73,9 @@ extern "C" __global__ __aicore__ void gather_kernel(GM_ADDR table, GM_ADDR offse
             CreateVecIndex(s, static_cast<int16_t>(32700), 2 * kN);
             break;
         }
+        case kBrcbContiguous: Brcb(dst, src, 2, BrcbRepeatParams(1, 8)); break;
+        case kBrcbStrided: Brcb(dst, src, 1, BrcbRepeatParams(2, 16)); break;
+        case kBrcbOverlapping: Brcb(src, src, 1, BrcbRepeatParams(1, 8)); break;
         default: break;
     }
     PipeBarrier<PIPE_ALL>();
@@ -164,6 +170,31 @@ TEST(CreateVecIndex, Int16WrapsAround)
         EXPECT_EQ(values[i], static_cast<int16_t>(static_cast<uint16_t>(32700u + i))) << i;
     }
     EXPECT_EQ(values[68], -32768);
+}
+
+TEST(Brcb, EachElementFillsOneBlock)
+{
+    const GatherRun run = RunGather(kBrcbContiguous, 0);
+    EXPECT_TRUE(twin_test::Findings().empty()) << twin_test::Describe(twin_test::Findings());
+    for (uint32_t i = 0; i < kN; ++i) {
+        EXPECT_EQ(run.out[i], run.table[i / 8]) << i;  // 8 floats a block, 16 blocks over 2 repeats
+    }
+}
+
+TEST(Brcb, BlockStrideSkipsBlocks)
+{
+    const GatherRun run = RunGather(kBrcbStrided, 0);
+    EXPECT_TRUE(twin_test::Findings().empty()) << twin_test::Describe(twin_test::Findings());
+    for (uint32_t i = 0; i < kN; ++i) {
+        const uint32_t block = i / 8;
+        EXPECT_EQ(run.out[i], block % 2 == 0 ? run.table[block / 2] : -5.0f) << i;
+    }
+}
+
+TEST(Brcb, OverlappingOperandsAreAnInvalidArgument)
+{
+    RunGather(kBrcbOverlapping, 0);
+    EXPECT_TRUE(twin_test::OnlyCheck("invalid-argument")) << twin_test::Describe(twin_test::Findings());
 }
 
 TEST(Securec, MemcpySCopiesWithinTheDestinationSize)
