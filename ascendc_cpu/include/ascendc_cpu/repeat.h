@@ -141,6 +141,17 @@ inline RepeatPlan PlanFromMask(uint32_t element_bytes, bool is_set_mask, const u
     return plan;
 }
 
+/// The plan from either form of an instruction's mask argument: `mask` (the first elements of each
+/// repeat) or `mask[2]` (one bit per element).
+inline RepeatPlan PlanOfMask(uint32_t element_bytes, bool is_set_mask, uint64_t mask, uint8_t repeat_time)
+{
+    return PlanFromMask(element_bytes, is_set_mask, nullptr, mask, false, repeat_time);
+}
+inline RepeatPlan PlanOfMask(uint32_t element_bytes, bool is_set_mask, const uint64_t* mask, uint8_t repeat_time)
+{
+    return PlanFromMask(element_bytes, is_set_mask, mask, 0, true, repeat_time);
+}
+
 /// Where an operand's element j of repeat r lies: strides in 32-byte blocks.
 struct Layout {
     uint32_t element_bytes;
@@ -154,17 +165,37 @@ struct Layout {
     }
 };
 
+/// Calls f(r, j) for every active element j of every repeat r, repeats in order.
+template <typename F>
+inline void ForEachActive(const RepeatPlan& plan, F f)
+{
+    for (uint64_t r = 0; r < plan.repeats; ++r) {
+        for (uint64_t j = 0; j < plan.per_repeat; ++j) {
+            if (plan.Active(r, j)) {
+                f(r, j);
+            }
+        }
+    }
+}
+
+/// False (and the instruction reported when A2 lacks it for the type) unless it has work to do.
+inline bool WillRun(const char* api, const RepeatPlan& plan, bool supported, const char* type)
+{
+    if (plan.repeats == 0) {
+        return false;
+    }
+    if (!supported) {
+        ::ascendc_cpu::rt::ReportUnsupportedType(api, type);
+        return false;
+    }
+    return true;
+}
+
 /// The bytes from the operand's start up to its last active element's end.
 inline uint64_t Extent(const RepeatPlan& plan, const Layout& layout)
 {
     uint64_t end = 0;
-    for (uint64_t r = 0; r < plan.repeats; ++r) {
-        for (uint64_t j = 0; j < plan.per_repeat; ++j) {
-            if (plan.Active(r, j)) {
-                end = std::max(end, layout.Offset(r, j) + layout.element_bytes);
-            }
-        }
-    }
+    ForEachActive(plan, [&](uint64_t r, uint64_t j) { end = std::max(end, layout.Offset(r, j) + layout.element_bytes); });
     return end;
 }
 
@@ -184,21 +215,15 @@ inline void RepeatedImpl(const char* api, const RepeatPlan& plan, const LocalTen
     if (!op.Issue()) {
         return;
     }
-    for (uint64_t r = 0; r < plan.repeats; ++r) {
-        for (uint64_t j = 0; j < plan.per_repeat; ++j) {
-            if (!plan.Active(r, j)) {
-                continue;
-            }
-            const uint64_t at = dst_layout.Offset(r, j);
-            D value = f(*reinterpret_cast<const S*>(in[I] + layouts[I].Offset(r, j))...);
-            std::memcpy(out + at, &value, sizeof(D));
-            if (op.Tracking()) {
-                const bool written =
-                    (true && ... && rt::ShadowAll(op.Shadow(in[I]) + layouts[I].Offset(r, j), sizeof(S)));
-                rt::ShadowFill(op.Shadow(out) + at, sizeof(D), written);
-            }
+    ForEachActive(plan, [&](uint64_t r, uint64_t j) {
+        const uint64_t at = dst_layout.Offset(r, j);
+        D value = f(*reinterpret_cast<const S*>(in[I] + layouts[I].Offset(r, j))...);
+        std::memcpy(out + at, &value, sizeof(D));
+        if (op.Tracking()) {
+            const bool written = (true && ... && rt::ShadowAll(op.Shadow(in[I]) + layouts[I].Offset(r, j), sizeof(S)));
+            rt::ShadowFill(op.Shadow(out) + at, sizeof(D), written);
         }
-    }
+    });
 }
 
 /// dst(r, j) = f(src(r, j)...) for the active elements: one vector instruction.
@@ -206,11 +231,7 @@ template <typename D, typename F, typename... S>
 inline void Repeated(const char* api, bool supported, const RepeatPlan& plan, const LocalTensor<D>& dst,
                      const Layout& dst_layout, F f, const std::pair<const LocalTensor<S>*, Layout>&... srcs)
 {
-    if (plan.repeats == 0) {
-        return;
-    }
-    if (!supported) {
-        ::ascendc_cpu::rt::ReportUnsupportedType(api, TypeName<D>());
+    if (!WillRun(api, plan, supported, TypeName<D>())) {
         return;
     }
     RepeatedImpl(api, plan, dst, dst_layout, f, std::index_sequence_for<S...>{}, srcs...);
@@ -225,37 +246,36 @@ inline Layout Unary(const UnaryRepeatParams& p, bool dst)
 }  // namespace detail
 
 #define ASCENDC_CPU_BINARY_REPEAT(NAME, SUPPORTED, EXPR)                                                              \
-    template <typename T, bool isSetMask = true>                                                                      \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
-                     uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& p)                            \
+    namespace detail {                                                                                                \
+    template <typename T>                                                                                             \
+    inline void NAME##Repeated(const RepeatPlan& plan, const LocalTensor<T>& dst, const LocalTensor<T>& src0,         \
+                               const LocalTensor<T>& src1, const BinaryRepeatParams& p)                               \
     {                                                                                                                 \
-        using L = detail::Lane<T>;                                                                                    \
-        const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, nullptr, mask, false, repeatTime);              \
-        detail::Repeated(                                                                                             \
-            #NAME, SUPPORTED, plan, dst, detail::Layout{sizeof(T), p.dstBlkStride, p.dstRepStride},                  \
+        using L = Lane<T>;                                                                                            \
+        Repeated(                                                                                                     \
+            #NAME, SUPPORTED, plan, dst, Layout{sizeof(T), p.dstBlkStride, p.dstRepStride},                           \
             [](T x, T y) {                                                                                            \
                 const auto a = L::Load(x);                                                                            \
                 const auto b = L::Load(y);                                                                            \
                 return L::Store(EXPR);                                                                                \
             },                                                                                                        \
-            std::pair<const LocalTensor<T>*, detail::Layout>{&src0, {sizeof(T), p.src0BlkStride, p.src0RepStride}},  \
-            std::pair<const LocalTensor<T>*, detail::Layout>{&src1, {sizeof(T), p.src1BlkStride, p.src1RepStride}}); \
+            std::pair<const LocalTensor<T>*, Layout>{&src0, {sizeof(T), p.src0BlkStride, p.src0RepStride}},           \
+            std::pair<const LocalTensor<T>*, Layout>{&src1, {sizeof(T), p.src1BlkStride, p.src1RepStride}});          \
+    }                                                                                                                 \
     }                                                                                                                 \
     template <typename T, bool isSetMask = true>                                                                      \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,              \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,               \
+                     uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& p)                            \
+    {                                                                                                                 \
+        detail::NAME##Repeated(detail::PlanOfMask(sizeof(T), isSetMask, mask, repeatTime), dst,     \
+                               src0, src1, p);                                                                        \
+    }                                                                                                                 \
+    template <typename T, bool isSetMask = true>                                                                      \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,               \
                      const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& p)                    \
     {                                                                                                                 \
-        using L = detail::Lane<T>;                                                                                    \
-        const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, mask, 0, true, repeatTime);                     \
-        detail::Repeated(                                                                                             \
-            #NAME, SUPPORTED, plan, dst, detail::Layout{sizeof(T), p.dstBlkStride, p.dstRepStride},                  \
-            [](T x, T y) {                                                                                            \
-                const auto a = L::Load(x);                                                                            \
-                const auto b = L::Load(y);                                                                            \
-                return L::Store(EXPR);                                                                                \
-            },                                                                                                        \
-            std::pair<const LocalTensor<T>*, detail::Layout>{&src0, {sizeof(T), p.src0BlkStride, p.src0RepStride}},  \
-            std::pair<const LocalTensor<T>*, detail::Layout>{&src1, {sizeof(T), p.src1BlkStride, p.src1RepStride}}); \
+        detail::NAME##Repeated(detail::PlanOfMask(sizeof(T), isSetMask, mask, repeatTime), dst, src0,      \
+                               src1, p);                                                                              \
     }
 
 ASCENDC_CPU_BINARY_REPEAT(Add, detail::kArithmeticType<T>, a + b)
@@ -267,33 +287,33 @@ ASCENDC_CPU_BINARY_REPEAT(Min, detail::kArithmeticType<T>, detail::MinOf(a, b))
 #undef ASCENDC_CPU_BINARY_REPEAT
 
 #define ASCENDC_CPU_UNARY_REPEAT(NAME, SUPPORTED, EXPR)                                                               \
-    template <typename T, bool isSetMask = true>                                                                      \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask, const uint8_t repeatTime,  \
-                     const UnaryRepeatParams& p)                                                                      \
+    namespace detail {                                                                                                \
+    template <typename T>                                                                                             \
+    inline void NAME##Repeated(const RepeatPlan& plan, const LocalTensor<T>& dst, const LocalTensor<T>& src,          \
+                               const UnaryRepeatParams& p)                                                            \
     {                                                                                                                 \
-        using L = detail::Lane<T>;                                                                                    \
-        const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, nullptr, mask, false, repeatTime);              \
-        detail::Repeated(                                                                                             \
-            #NAME, SUPPORTED, plan, dst, detail::Unary<T>(p, true),                                                  \
+        using L = Lane<T>;                                                                                            \
+        Repeated(                                                                                                     \
+            #NAME, SUPPORTED, plan, dst, Unary<T>(p, true),                                                           \
             [](T x) {                                                                                                 \
                 const auto a = L::Load(x);                                                                            \
                 return L::Store(EXPR);                                                                                \
             },                                                                                                        \
-            std::pair<const LocalTensor<T>*, detail::Layout>{&src, detail::Unary<T>(p, false)});                     \
+            std::pair<const LocalTensor<T>*, Layout>{&src, Unary<T>(p, false)});                                      \
+    }                                                                                                                 \
     }                                                                                                                 \
     template <typename T, bool isSetMask = true>                                                                      \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],                    \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask, const uint8_t repeatTime,   \
+                     const UnaryRepeatParams& p)                                                                      \
+    {                                                                                                                 \
+        detail::NAME##Repeated(detail::PlanOfMask(sizeof(T), isSetMask, mask, repeatTime), dst,     \
+                               src, p);                                                                               \
+    }                                                                                                                 \
+    template <typename T, bool isSetMask = true>                                                                      \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],                     \
                      const uint8_t repeatTime, const UnaryRepeatParams& p)                                            \
     {                                                                                                                 \
-        using L = detail::Lane<T>;                                                                                    \
-        const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, mask, 0, true, repeatTime);                     \
-        detail::Repeated(                                                                                             \
-            #NAME, SUPPORTED, plan, dst, detail::Unary<T>(p, true),                                                  \
-            [](T x) {                                                                                                 \
-                const auto a = L::Load(x);                                                                            \
-                return L::Store(EXPR);                                                                                \
-            },                                                                                                        \
-            std::pair<const LocalTensor<T>*, detail::Layout>{&src, detail::Unary<T>(p, false)});                     \
+        detail::NAME##Repeated(detail::PlanOfMask(sizeof(T), isSetMask, mask, repeatTime), dst, src, p);   \
     }
 
 ASCENDC_CPU_UNARY_REPEAT(Exp, detail::kFloatType<T>, static_cast<decltype(a)>(std::exp(static_cast<double>(a))))
@@ -306,35 +326,35 @@ ASCENDC_CPU_UNARY_REPEAT(Relu, (detail::kOneOf<T, half, int32_t, float>),
 #undef ASCENDC_CPU_UNARY_REPEAT
 
 #define ASCENDC_CPU_SCALAR_REPEAT(NAME, SUPPORTED, EXPR)                                                              \
-    template <typename T, bool isSetMask = true, typename S = T, typename = std::enable_if_t<detail::kScalarLike<S>>> \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const S& scalarValue, uint64_t mask,      \
-                     const uint8_t repeatTime, const UnaryRepeatParams& p)                                            \
+    namespace detail {                                                                                                \
+    template <typename T, typename S>                                                                                 \
+    inline void NAME##Repeated(const RepeatPlan& plan, const LocalTensor<T>& dst, const LocalTensor<T>& src,          \
+                               const S& scalarValue, const UnaryRepeatParams& p)                                      \
     {                                                                                                                 \
-        using L = detail::Lane<T>;                                                                                    \
-        const auto s = L::Load(static_cast<T>(scalarValue));                                                         \
-        const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, nullptr, mask, false, repeatTime);              \
-        detail::Repeated(                                                                                             \
-            #NAME, SUPPORTED, plan, dst, detail::Unary<T>(p, true),                                                  \
+        using L = Lane<T>;                                                                                            \
+        const auto s = L::Load(static_cast<T>(scalarValue));                                                          \
+        Repeated(                                                                                                     \
+            #NAME, SUPPORTED, plan, dst, Unary<T>(p, true),                                                           \
             [s](T x) {                                                                                                \
                 const auto a = L::Load(x);                                                                            \
                 return L::Store(EXPR);                                                                                \
             },                                                                                                        \
-            std::pair<const LocalTensor<T>*, detail::Layout>{&src, detail::Unary<T>(p, false)});                     \
+            std::pair<const LocalTensor<T>*, Layout>{&src, Unary<T>(p, false)});                                      \
+    }                                                                                                                 \
     }                                                                                                                 \
     template <typename T, bool isSetMask = true, typename S = T, typename = std::enable_if_t<detail::kScalarLike<S>>> \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const S& scalarValue,                     \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const S& scalarValue, uint64_t mask,       \
+                     const uint8_t repeatTime, const UnaryRepeatParams& p)                                            \
+    {                                                                                                                 \
+        detail::NAME##Repeated(detail::PlanOfMask(sizeof(T), isSetMask, mask, repeatTime), dst,     \
+                               src, scalarValue, p);                                                                  \
+    }                                                                                                                 \
+    template <typename T, bool isSetMask = true, typename S = T, typename = std::enable_if_t<detail::kScalarLike<S>>> \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const S& scalarValue,                      \
                      const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& p)                     \
     {                                                                                                                 \
-        using L = detail::Lane<T>;                                                                                    \
-        const auto s = L::Load(static_cast<T>(scalarValue));                                                         \
-        const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, mask, 0, true, repeatTime);                     \
-        detail::Repeated(                                                                                             \
-            #NAME, SUPPORTED, plan, dst, detail::Unary<T>(p, true),                                                  \
-            [s](T x) {                                                                                                \
-                const auto a = L::Load(x);                                                                            \
-                return L::Store(EXPR);                                                                                \
-            },                                                                                                        \
-            std::pair<const LocalTensor<T>*, detail::Layout>{&src, detail::Unary<T>(p, false)});                     \
+        detail::NAME##Repeated(detail::PlanOfMask(sizeof(T), isSetMask, mask, repeatTime), dst, src,       \
+                               scalarValue, p);                                                                       \
     }
 
 ASCENDC_CPU_SCALAR_REPEAT(Adds, detail::kArithmeticType<T>, a + s)
@@ -386,11 +406,8 @@ inline void CompareRepeated(const char* api, const LocalTensor<U>& dst, const Lo
                             const RepeatPlan& plan, Rhs rhs)
 {
     namespace rt = ::ascendc_cpu::rt;
-    if (plan.repeats == 0) {
-        return;
-    }
-    if (!(kOneOf<T, half, float> || (std::is_same<T, int32_t>::value && mode == CMPMODE::EQ))) {
-        rt::ReportUnsupportedType(api, TypeName<T>());
+    if (!WillRun(api, plan, kOneOf<T, half, float> || (std::is_same<T, int32_t>::value && mode == CMPMODE::EQ),
+                 TypeName<T>())) {
         return;
     }
     rt::VectorOp op(api);
@@ -402,23 +419,40 @@ inline void CompareRepeated(const char* api, const LocalTensor<U>& dst, const Lo
     if (!op.Issue()) {
         return;
     }
-    for (uint64_t r = 0; r < plan.repeats; ++r) {
-        for (uint64_t j = 0; j < plan.per_repeat; ++j) {
-            if (!plan.Active(r, j)) {
-                continue;
-            }
-            const uint64_t bit = r * plan.per_repeat + j;
-            const T x = *reinterpret_cast<const T*>(a + l0.Offset(r, j));
-            const bool result = CompareValues(Lane<T>::Load(x), rhs(b, l1.Offset(r, j)), mode);
-            out[bit / 8] = static_cast<uint8_t>((out[bit / 8] & ~(1u << (bit % 8))) | (unsigned(result) << (bit % 8)));
-            if (op.Tracking()) {
-                const bool written = rt::ShadowAll(op.Shadow(a) + l0.Offset(r, j), sizeof(T)) &&
-                                     (b == nullptr || rt::ShadowAll(op.Shadow(b) + l1.Offset(r, j), sizeof(T)));
-                uint8_t* shadow = op.Shadow(out) + bit / 8;
-                *shadow = (bit % 8 == 0 || *shadow != 0) && written ? 0xff : 0;
-            }
+    ForEachActive(plan, [&](uint64_t r, uint64_t j) {
+        const uint64_t bit = r * plan.per_repeat + j;
+        const T x = *reinterpret_cast<const T*>(a + l0.Offset(r, j));
+        const bool result = CompareValues(Lane<T>::Load(x), rhs(b, l1.Offset(r, j)), mode);
+        out[bit / 8] = static_cast<uint8_t>((out[bit / 8] & ~(1u << (bit % 8))) | (unsigned(result) << (bit % 8)));
+        if (op.Tracking()) {
+            const bool written = rt::ShadowAll(op.Shadow(a) + l0.Offset(r, j), sizeof(T)) &&
+                                 (b == nullptr || rt::ShadowAll(op.Shadow(b) + l1.Offset(r, j), sizeof(T)));
+            uint8_t* shadow = op.Shadow(out) + bit / 8;
+            *shadow = (bit % 8 == 0 || *shadow != 0) && written ? 0xff : 0;
         }
-    }
+    });
+}
+
+}  // namespace detail
+
+namespace detail {
+
+template <typename T, typename U>
+inline void CompareTensorsRepeated(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                                   CMPMODE mode, const RepeatPlan& plan, const BinaryRepeatParams& p)
+{
+    CompareRepeated("Compare", dst, src0, &src1, Layout{sizeof(T), p.src0BlkStride, p.src0RepStride},
+                    Layout{sizeof(T), p.src1BlkStride, p.src1RepStride}, mode, plan,
+                    [](const uint8_t* y, uint64_t at) { return Lane<T>::Load(*reinterpret_cast<const T*>(y + at)); });
+}
+
+template <typename T, typename U, typename S>
+inline void CompareScalarRepeated(const char* api, const LocalTensor<U>& dst, const LocalTensor<T>& src0, S scalar,
+                                  CMPMODE mode, const RepeatPlan& plan, const UnaryRepeatParams& p)
+{
+    const auto s = Lane<T>::Load(static_cast<T>(scalar));
+    CompareRepeated(api, dst, src0, static_cast<const LocalTensor<T>*>(nullptr), Unary<T>(p, false),
+                    Unary<T>(p, false), mode, plan, [s](const uint8_t*, uint64_t) { return s; });
 }
 
 }  // namespace detail
@@ -427,50 +461,30 @@ template <typename T, typename U, bool isSetMask = true>
 inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
                     uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& p)
 {
-    const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, nullptr, mask, false, repeatTime);
-    detail::CompareRepeated(
-        "Compare", dst, src0, &src1, detail::Layout{sizeof(T), p.src0BlkStride, p.src0RepStride},
-        detail::Layout{sizeof(T), p.src1BlkStride, p.src1RepStride}, cmpMode, plan,
-        [](const uint8_t* y, uint64_t at) { return detail::Lane<T>::Load(*reinterpret_cast<const T*>(y + at)); });
+    detail::CompareTensorsRepeated(dst, src0, src1, cmpMode, detail::PlanOfMask(sizeof(T), isSetMask, mask, repeatTime), p);
 }
 
 template <typename T, typename U, bool isSetMask = true>
 inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
                     const uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams& p)
 {
-    const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, mask, 0, true, repeatTime);
-    detail::CompareRepeated(
-        "Compare", dst, src0, &src1, detail::Layout{sizeof(T), p.src0BlkStride, p.src0RepStride},
-        detail::Layout{sizeof(T), p.src1BlkStride, p.src1RepStride}, cmpMode, plan,
-        [](const uint8_t* y, uint64_t at) { return detail::Lane<T>::Load(*reinterpret_cast<const T*>(y + at)); });
+    detail::CompareTensorsRepeated(dst, src0, src1, cmpMode, detail::PlanOfMask(sizeof(T), isSetMask, mask, repeatTime), p);
 }
 
-#define ASCENDC_CPU_COMPARES_REPEAT(NAME)                                                                            \
+#define ASCENDC_CPU_COMPARES_REPEAT(NAME, MASK_TYPE)                                                                 \
     template <typename T, typename U, bool isSetMask = true, typename S = T,                                        \
               typename = std::enable_if_t<detail::kScalarLike<S>>>                                                   \
     inline void NAME(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const S src1Scalar, CMPMODE cmpMode,    \
-                     uint64_t mask, uint8_t repeatTime, const UnaryRepeatParams& p)                                  \
+                     MASK_TYPE mask, uint8_t repeatTime, const UnaryRepeatParams& p)                                 \
     {                                                                                                                \
-        const auto s = detail::Lane<T>::Load(static_cast<T>(src1Scalar));                                            \
-        const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, nullptr, mask, false, repeatTime);             \
-        detail::CompareRepeated(#NAME, dst, src0, static_cast<const LocalTensor<T>*>(nullptr),                       \
-                                detail::Unary<T>(p, false), detail::Unary<T>(p, false), cmpMode, plan,               \
-                                [s](const uint8_t*, uint64_t) { return s; });                                        \
-    }                                                                                                                \
-    template <typename T, typename U, bool isSetMask = true, typename S = T,                                        \
-              typename = std::enable_if_t<detail::kScalarLike<S>>>                                                   \
-    inline void NAME(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const S src1Scalar, CMPMODE cmpMode,    \
-                     const uint64_t mask[], uint8_t repeatTime, const UnaryRepeatParams& p)                          \
-    {                                                                                                                \
-        const auto s = detail::Lane<T>::Load(static_cast<T>(src1Scalar));                                            \
-        const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, mask, 0, true, repeatTime);                    \
-        detail::CompareRepeated(#NAME, dst, src0, static_cast<const LocalTensor<T>*>(nullptr),                       \
-                                detail::Unary<T>(p, false), detail::Unary<T>(p, false), cmpMode, plan,               \
-                                [s](const uint8_t*, uint64_t) { return s; });                                        \
+        detail::CompareScalarRepeated(#NAME, dst, src0, src1Scalar, cmpMode,                                         \
+                                      detail::PlanOfMask(sizeof(T), isSetMask, mask, repeatTime), p);                \
     }
 
-ASCENDC_CPU_COMPARES_REPEAT(Compares)
-ASCENDC_CPU_COMPARES_REPEAT(CompareScalar)
+ASCENDC_CPU_COMPARES_REPEAT(Compares, uint64_t)
+ASCENDC_CPU_COMPARES_REPEAT(Compares, const uint64_t*)
+ASCENDC_CPU_COMPARES_REPEAT(CompareScalar, uint64_t)
+ASCENDC_CPU_COMPARES_REPEAT(CompareScalar, const uint64_t*)
 #undef ASCENDC_CPU_COMPARES_REPEAT
 
 namespace detail {
@@ -483,11 +497,7 @@ inline void SelectRepeated(const LocalTensor<T>& dst, const LocalTensor<U>& selM
                            const BinaryRepeatParams& p, Other other)
 {
     namespace rt = ::ascendc_cpu::rt;
-    if (plan.repeats == 0) {
-        return;
-    }
-    if (!kOneOf<T, half, float>) {
-        rt::ReportUnsupportedType("Select", TypeName<T>());
+    if (!WillRun("Select", plan, kOneOf<T, half, float>, TypeName<T>())) {
         return;
     }
     const Layout ld{sizeof(T), p.dstBlkStride, p.dstRepStride};
@@ -504,68 +514,46 @@ inline void SelectRepeated(const LocalTensor<T>& dst, const LocalTensor<U>& selM
     if (!op.Issue()) {
         return;
     }
-    for (uint64_t r = 0; r < plan.repeats; ++r) {
-        for (uint64_t j = 0; j < plan.per_repeat; ++j) {
-            if (!plan.Active(r, j)) {
-                continue;
-            }
-            const uint64_t bit = reuse ? j : r * plan.per_repeat + j;
-            const bool take_src0 = ((mask[bit / 8] >> (bit % 8)) & 1u) != 0;
-            const T value = take_src0 ? *reinterpret_cast<const T*>(a + l0.Offset(r, j)) : other(b, l1.Offset(r, j));
-            std::memcpy(out + ld.Offset(r, j), &value, sizeof(T));
-            if (op.Tracking()) {
-                const bool written = op.Shadow(mask)[bit / 8] != 0 &&
-                                     rt::ShadowAll(op.Shadow(a) + l0.Offset(r, j), sizeof(T)) &&
-                                     (b == nullptr || rt::ShadowAll(op.Shadow(b) + l1.Offset(r, j), sizeof(T)));
-                rt::ShadowFill(op.Shadow(out) + ld.Offset(r, j), sizeof(T), written);
-            }
+    ForEachActive(plan, [&](uint64_t r, uint64_t j) {
+        const uint64_t bit = reuse ? j : r * plan.per_repeat + j;
+        const bool take_src0 = ((mask[bit / 8] >> (bit % 8)) & 1u) != 0;
+        const T value = take_src0 ? *reinterpret_cast<const T*>(a + l0.Offset(r, j)) : other(b, l1.Offset(r, j));
+        std::memcpy(out + ld.Offset(r, j), &value, sizeof(T));
+        if (op.Tracking()) {
+            const bool written = op.Shadow(mask)[bit / 8] != 0 &&
+                                 rt::ShadowAll(op.Shadow(a) + l0.Offset(r, j), sizeof(T)) &&
+                                 (b == nullptr || rt::ShadowAll(op.Shadow(b) + l1.Offset(r, j), sizeof(T)));
+            rt::ShadowFill(op.Shadow(out) + ld.Offset(r, j), sizeof(T), written);
         }
-    }
+    });
 }
 
 }  // namespace detail
 
-template <typename T, typename U, bool isSetMask = true>
-inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
-                   const LocalTensor<T>& src1, SELMODE selMode, uint64_t mask, uint8_t repeatTime,
-                   const BinaryRepeatParams& p)
-{
-    const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, nullptr, mask, false, repeatTime);
-    detail::SelectRepeated(dst, selMask, src0, &src1, selMode, plan, p,
-                           [](const uint8_t* y, uint64_t at) { return *reinterpret_cast<const T*>(y + at); });
-}
+#define ASCENDC_CPU_SELECT_REPEAT(MASK_TYPE)                                                                         \
+    template <typename T, typename U, bool isSetMask = true>                                                         \
+    inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,        \
+                       const LocalTensor<T>& src1, SELMODE selMode, MASK_TYPE mask, uint8_t repeatTime,             \
+                       const BinaryRepeatParams& p)                                                                  \
+    {                                                                                                                \
+        detail::SelectRepeated(dst, selMask, src0, &src1, selMode,                                                   \
+                               detail::PlanOfMask(sizeof(T), isSetMask, mask, repeatTime), p,                        \
+                               [](const uint8_t* y, uint64_t at) { return *reinterpret_cast<const T*>(y + at); });  \
+    }                                                                                                                \
+    template <typename T, typename U, bool isSetMask = true, typename S = T,                                        \
+              typename = std::enable_if_t<detail::kScalarLike<S>>>                                                   \
+    inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,        \
+                       S src1, SELMODE selMode, MASK_TYPE mask, uint8_t repeatTime, const BinaryRepeatParams& p)    \
+    {                                                                                                                \
+        const T value = static_cast<T>(src1);                                                                        \
+        detail::SelectRepeated(dst, selMask, src0, static_cast<const LocalTensor<T>*>(nullptr), selMode,             \
+                               detail::PlanOfMask(sizeof(T), isSetMask, mask, repeatTime), p,                        \
+                               [value](const uint8_t*, uint64_t) { return value; });                                 \
+    }
 
-template <typename T, typename U, bool isSetMask = true>
-inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
-                   const LocalTensor<T>& src1, SELMODE selMode, const uint64_t mask[], uint8_t repeatTime,
-                   const BinaryRepeatParams& p)
-{
-    const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, mask, 0, true, repeatTime);
-    detail::SelectRepeated(dst, selMask, src0, &src1, selMode, plan, p,
-                           [](const uint8_t* y, uint64_t at) { return *reinterpret_cast<const T*>(y + at); });
-}
-
-template <typename T, typename U, bool isSetMask = true, typename S = T,
-          typename = std::enable_if_t<detail::kScalarLike<S>>>
-inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, S src1,
-                   SELMODE selMode, uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& p)
-{
-    const T value = static_cast<T>(src1);
-    const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, nullptr, mask, false, repeatTime);
-    detail::SelectRepeated(dst, selMask, src0, static_cast<const LocalTensor<T>*>(nullptr), selMode, plan, p,
-                           [value](const uint8_t*, uint64_t) { return value; });
-}
-
-template <typename T, typename U, bool isSetMask = true, typename S = T,
-          typename = std::enable_if_t<detail::kScalarLike<S>>>
-inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, S src1,
-                   SELMODE selMode, const uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams& p)
-{
-    const T value = static_cast<T>(src1);
-    const auto plan = detail::PlanFromMask(sizeof(T), isSetMask, mask, 0, true, repeatTime);
-    detail::SelectRepeated(dst, selMask, src0, static_cast<const LocalTensor<T>*>(nullptr), selMode, plan, p,
-                           [value](const uint8_t*, uint64_t) { return value; });
-}
+ASCENDC_CPU_SELECT_REPEAT(uint64_t)
+ASCENDC_CPU_SELECT_REPEAT(const uint64_t*)
+#undef ASCENDC_CPU_SELECT_REPEAT
 
 }  // namespace AscendC
 

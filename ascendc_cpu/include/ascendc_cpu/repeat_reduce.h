@@ -279,38 +279,27 @@ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                                srcRepStride);
 }
 
-template <typename T, bool isSetMask = true>
-inline void WholeReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
-                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
-                           const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX)
-{
-    detail::WholeReduceExtreme("WholeReduceMax", true, dst, src, isSetMask, mask, 0, repeatTime, dstRepStride,
-                               srcBlkStride, srcRepStride, order);
-}
-template <typename T, bool isSetMask = true>
-inline void WholeReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
-                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
-                           const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX)
-{
-    detail::WholeReduceExtreme("WholeReduceMax", true, dst, src, isSetMask, nullptr, mask, repeatTime, dstRepStride,
-                               srcBlkStride, srcRepStride, order);
-}
-template <typename T, bool isSetMask = true>
-inline void WholeReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
-                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
-                           const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX)
-{
-    detail::WholeReduceExtreme("WholeReduceMin", false, dst, src, isSetMask, mask, 0, repeatTime, dstRepStride,
-                               srcBlkStride, srcRepStride, order);
-}
-template <typename T, bool isSetMask = true>
-inline void WholeReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
-                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
-                           const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX)
-{
-    detail::WholeReduceExtreme("WholeReduceMin", false, dst, src, isSetMask, nullptr, mask, repeatTime,
-                               dstRepStride, srcBlkStride, srcRepStride, order);
-}
+#define ASCENDC_CPU_WHOLE_REDUCE_EXTREME(NAME, IS_MAX)                                                           \
+    template <typename T, bool isSetMask = true>                                                                  \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],                 \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,            \
+                     const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX)              \
+    {                                                                                                             \
+        detail::WholeReduceExtreme(#NAME, IS_MAX, dst, src, isSetMask, mask, 0, repeatTime, dstRepStride,         \
+                                   srcBlkStride, srcRepStride, order);                                            \
+    }                                                                                                             \
+    template <typename T, bool isSetMask = true>                                                                  \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,                    \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,            \
+                     const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX)              \
+    {                                                                                                             \
+        detail::WholeReduceExtreme(#NAME, IS_MAX, dst, src, isSetMask, nullptr, mask, repeatTime, dstRepStride,   \
+                                   srcBlkStride, srcRepStride, order);                                            \
+    }
+
+ASCENDC_CPU_WHOLE_REDUCE_EXTREME(WholeReduceMax, true)
+ASCENDC_CPU_WHOLE_REDUCE_EXTREME(WholeReduceMin, false)
+#undef ASCENDC_CPU_WHOLE_REDUCE_EXTREME
 
 // --- one result per 32-byte data block (note: repeatTime comes before the mask) ----------------------
 #define ASCENDC_CPU_BLOCK_REDUCE(NAME, KIND)                                                                       \
