@@ -31,16 +31,6 @@ uint64_t RoundUp(uint64_t value, uint64_t unit)
     return (value + unit - 1) / unit * unit;
 }
 
-std::string RangeText(uint64_t begin, uint64_t end)
-{
-    std::string text = "[";
-    text += Hex(begin);
-    text += ", ";
-    text += Hex(end);
-    text += ")";
-    return text;
-}
-
 /// The GM bytes of a scalar access, checked; false (after reporting) when they are not readable.
 bool ScalarRange(Core& core, const char* api, const GmRef& ref, uint64_t byte_offset, uint32_t bytes, bool write,
                  Range* range)

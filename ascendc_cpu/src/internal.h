@@ -284,6 +284,8 @@ void ReportFor(Core* core, Check check, Severity severity, const char* api, cons
                const std::string& tensor);
 
 std::string Hex(uint64_t value);
+/// "[0x.., 0x..)": a byte range in reports.
+std::string RangeText(uint64_t begin, uint64_t end);
 
 }  // namespace rt
 }  // namespace ascendc_cpu

@@ -334,6 +334,11 @@ std::string Hex(uint64_t value)
     return text;
 }
 
+std::string RangeText(uint64_t begin, uint64_t end)
+{
+    return "[" + Hex(begin) + ", " + Hex(end) + ")";
+}
+
 void ReportFor(Core* core, Check check, Severity severity, const char* api, const std::string& detail,
                const std::string& tensor)
 {

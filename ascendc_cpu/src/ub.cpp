@@ -38,16 +38,6 @@ Pipe ConsumerOf(AscendC::TPosition position)
     return position == AscendC::TPosition::VECOUT || position == AscendC::TPosition::GM ? kPipeMte3 : kPipeV;
 }
 
-std::string RangeText(uint64_t begin, uint64_t end)
-{
-    std::string text = "[";
-    text += Hex(begin);
-    text += ", ";
-    text += Hex(end);
-    text += ")";
-    return text;
-}
-
 
 PipeState* LivePipe(Core& core, int32_t pipe, const char* api)
 {

@@ -33,48 +33,41 @@ struct Decomposed {
     int exponent = 0;
 };
 
-inline Decomposed Decompose(float value)
+/// The fields of an IEEE value of type F (its bits in Bits: M fraction bits, E exponent bits).
+template <typename F, typename Bits, int kFractionBits, int kExponentBits>
+inline Decomposed DecomposeIeee(F value)
 {
-    uint32_t bits;
+    constexpr int kBias = (1 << (kExponentBits - 1)) - 1;
+    constexpr Bits kExponentMask = (Bits{1} << kExponentBits) - 1;
+    constexpr Bits kFractionMask = (Bits{1} << kFractionBits) - 1;
+    Bits bits;
     std::memcpy(&bits, &value, sizeof(bits));
     Decomposed d;
-    d.negative = (bits >> 31) != 0;
-    const uint32_t biased = (bits >> 23) & 0xffu;
-    const uint32_t fraction = bits & 0x7fffffu;
-    if (biased == 0xffu) {
+    d.negative = (bits >> (kFractionBits + kExponentBits)) != 0;
+    const Bits biased = (bits >> kFractionBits) & kExponentMask;
+    const Bits fraction = bits & kFractionMask;
+    if (biased == kExponentMask) {
         d.infinite = fraction == 0;
         d.nan = fraction != 0;
     } else if (biased == 0) {
         d.zero = fraction == 0;
         d.significand = fraction;
-        d.exponent = -149;
+        d.exponent = 1 - kBias - kFractionBits;
     } else {
-        d.significand = fraction | 0x800000u;
-        d.exponent = static_cast<int>(biased) - 150;
+        d.significand = fraction | (Bits{1} << kFractionBits);
+        d.exponent = static_cast<int>(biased) - kBias - kFractionBits;
     }
     return d;
 }
 
+inline Decomposed Decompose(float value)
+{
+    return DecomposeIeee<float, uint32_t, 23, 8>(value);
+}
+
 inline Decomposed Decompose(double value)
 {
-    uint64_t bits;
-    std::memcpy(&bits, &value, sizeof(bits));
-    Decomposed d;
-    d.negative = (bits >> 63) != 0;
-    const uint64_t biased = (bits >> 52) & 0x7ffu;
-    const uint64_t fraction = bits & 0xfffffffffffffull;
-    if (biased == 0x7ffu) {
-        d.infinite = fraction == 0;
-        d.nan = fraction != 0;
-    } else if (biased == 0) {
-        d.zero = fraction == 0;
-        d.significand = fraction;
-        d.exponent = -1074;
-    } else {
-        d.significand = fraction | (1ull << 52);
-        d.exponent = static_cast<int>(biased) - 1075;
-    }
-    return d;
+    return DecomposeIeee<double, uint64_t, 52, 11>(value);
 }
 
 constexpr Decomposed DecomposeInteger(bool negative, uint64_t magnitude)
