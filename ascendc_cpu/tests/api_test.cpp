@@ -534,3 +534,49 @@ TEST(Api, CounterModeCountsElementsOverAllRepeats)
 }
 
 }  // namespace
+
+namespace {
+// A queue configured as ops-nn's kernels configure theirs: `TQue<pos, depth, &config>`.
+constexpr TPosition kNoConsumers[8] = {TPosition::MAX, TPosition::MAX, TPosition::MAX, TPosition::MAX,
+                                       TPosition::MAX, TPosition::MAX, TPosition::MAX, TPosition::MAX};
+constexpr TQueConfig kQueueConfig = {false, false, false, 0, 1, 0,
+                                     {kNoConsumers[1], kNoConsumers[2], kNoConsumers[3], kNoConsumers[4],
+                                      kNoConsumers[5], kNoConsumers[6], kNoConsumers[7]}};
+}  // namespace
+
+/// out = x + 1 through queues declared with a TQueConfig.
+extern "C" __global__ __aicore__ void configured_queues(GM_ADDR x, GM_ADDR out)
+{
+    GlobalTensor<float> xGm;
+    GlobalTensor<float> outGm;
+    xGm.SetGlobalBuffer((__gm__ float*)x, kN);
+    outGm.SetGlobalBuffer((__gm__ float*)out, kN);
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1, &kQueueConfig> in;
+    TQue<TPosition::VECOUT, 1, &kQueueConfig> outQue;
+    pipe.InitBuffer(in, 1, kN * sizeof(float));
+    pipe.InitBuffer(outQue, 1, kN * sizeof(float));
+    LocalTensor<float> src = LoadAll(in, xGm);
+    LocalTensor<float> dst = outQue.AllocTensor<float>();
+    Adds(dst, src, 1.0f, kN);
+    in.FreeTensor(src);
+    StoreAll(outQue, dst, outGm, kN);
+}
+
+namespace {
+
+TEST(Api, QueuesDeclaredWithATQueConfigWorkAsPlainQueues)
+{
+    twin_test::GmArray<float> x(kN);
+    twin_test::GmArray<float> out(kN);
+    for (uint32_t i = 0; i < kN; ++i) {
+        x[i] = static_cast<float>(i) * 0.5f - 7.0f;
+    }
+    ICPU_RUN_KF(configured_queues, 1, x.gm(), out.gm());
+    EXPECT_TRUE(twin_test::Findings().empty()) << twin_test::Describe(twin_test::Findings());
+    for (uint32_t i = 0; i < kN; ++i) {
+        EXPECT_EQ(out[i], x[i] + 1.0f) << i;
+    }
+}
+
+}  // namespace

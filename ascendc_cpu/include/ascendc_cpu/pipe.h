@@ -74,6 +74,19 @@ private:
     int32_t id_ = -1;
 };
 
+/// A queue's configuration, given as `TQue<pos, depth, &config>`. Its fields describe the cube's
+/// format conversions (ND<->NZ on A1/B1/CO2) and buffer hints; the twin's vector queues read none
+/// of them.
+struct TQueConfig {
+    bool nd2nz = false;
+    bool nz2nd = false;
+    bool scmBlockGroup = false;
+    uint32_t bufferLen = 0;
+    uint32_t bufferNumber = 0;
+    uint32_t consumerSize = 0;
+    TPosition consumer[8] = {};
+};
+
 template <TPosition pos, int32_t depth, auto mask = 0>
 class TQue : public TQueBind<pos, pos, depth, mask> {
 public:
