@@ -1,8 +1,10 @@
 // The API's documented semantics on small kernels: Cast in each RoundMode, Compare/CompareScalar
 // with Select, reductions, DataCopyPad's padding, scalar access, tiling data, lazy GM.
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kernel_operator.h"
@@ -577,6 +579,19 @@ TEST(Api, QueuesDeclaredWithATQueConfigWorkAsPlainQueues)
     for (uint32_t i = 0; i < kN; ++i) {
         EXPECT_EQ(out[i], x[i] + 1.0f) << i;
     }
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Api, GetSystemCycleCountsFiftyCyclesAMicrosecond)
+{
+    const int64_t before = GetSystemCycle();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const int64_t after = GetSystemCycle();
+    EXPECT_GE(after - before, 2000 * 50);                // at least the 2 ms slept
+    EXPECT_LT(after - before, 60 * 1000 * 1000 * 50LL);  // and not a minute, even on a loaded machine
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #define ASCENDC_CPU_KERNEL_H
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -62,6 +63,17 @@ inline uint32_t Ceil(uint32_t a, uint32_t b)
 constexpr int32_t CeilDivision(int32_t num1, int32_t num2)
 {
     return num2 == 0 ? 0 : (num1 + num2 - 1) / num2;
+}
+
+/// A2's system cycle counter runs at 50 MHz (the documentation converts cycles / 50 to
+/// microseconds); the twin reads the host's steady clock at that rate. Timing is not modelled: the
+/// difference of two readings is host time, not the NPU's.
+constexpr int64_t kSystemCyclesPerMicrosecond = 50;
+inline int64_t GetSystemCycle()
+{
+    const auto since_start = std::chrono::steady_clock::now().time_since_epoch();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(since_start).count() * kSystemCyclesPerMicrosecond /
+           1000;
 }
 
 /// The bytes of a data block (32 on A2) and of a vector instruction's repeat (256).
