@@ -479,6 +479,12 @@ void ReportUnsupportedType(const char* api, const char* type)
            std::string("Atlas A2 has no ") + api + " for " + type + "; the instruction was not executed", nullptr);
 }
 
+void ReportNotModelled(const char* api, const char* type)
+{
+    Report(Check::kUnsupported, Severity::kError, api,
+           std::string("the twin does not model ") + api + " for " + type + "; the instruction was not executed", nullptr);
+}
+
 void ReportUnsupportedCast(const char* api, const char* from, const char* to, int round_mode, bool no_such_pair)
 {
     static const char* const kModes[] = {"CAST_NONE",  "CAST_RINT",  "CAST_FLOOR", "CAST_CEIL",

@@ -1,5 +1,5 @@
 // MulAddDst (dst = src0 * src1 + dst, two roundings), Floor (advanced API) and
-// GetDataBlockSizeInBytes against references computed here, and their findings (Divs: not on A2).
+// GetDataBlockSizeInBytes and Power against references computed here, and their findings (Divs: not on A2).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -25,6 +25,9 @@ enum Mode : uint32_t {
     kFloorHalfWithTmpBuffer,
     kFloorPastTheBuffer,
     kDivsIsNotOnA2,
+    kPowerTensorTensor,
+    kPowerTensorScalarInPlace,
+    kPowerScalarTensor,
 };
 
 static_assert(GetDataBlockSizeInBytes() == 32, "A2's data block");
@@ -78,10 +81,28 @@ extern "C" __global__ __aicore__ void mul_add_floor(GM_ADDR a, GM_ADDR b, GM_ADD
             break;
         case kFloorPastTheBuffer: Floor(z[8], z, kN); break;
         case kDivsIsNotOnA2: Divs(z, x, 2.0f, kN); break;
+        case kPowerTensorTensor: Power(z, x, y, tmp, kN); break;
+        case kPowerTensorScalarInPlace: Power(z, z, 3.0f); break;  // all of z's elements
+        case kPowerScalarTensor: Power(z, 2.0f, y, kN); break;
         default: break;
     }
     PipeBarrier<PIPE_ALL>();
     DataCopy(outGm, z, kN);
+}
+
+/// Power on int32_t: A2 has it, its integer semantics are undocumented, the twin reports it.
+extern "C" __global__ __aicore__ void power_int32(GM_ADDR out)
+{
+    GlobalTensor<int32_t> outGm;
+    outGm.SetGlobalBuffer((__gm__ int32_t*)out, 64);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 64 * sizeof(int32_t));
+    LocalTensor<int32_t> v = buf.Get<int32_t>();
+    Duplicate(v, 3, 64);
+    Power(v, v, v, 64);
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(outGm, v, 64);
 }
 
 /// MulAddDst on int32_t, which A2 does not have.
@@ -190,6 +211,45 @@ TEST(MulAddFloor, FloorPastTheDestinationIsUbOutOfBoundsAndNotExecuted)
     const std::vector<float> out = RunMode(kFloorPastTheBuffer, in);
     EXPECT_TRUE(twin_test::OnlyCheck("ub-out-of-bounds")) << twin_test::Describe(twin_test::Findings());
     EXPECT_EQ(out[8], in.c[8]);
+}
+
+TEST(MulAddFloor, PowerOfTwoTensorsIsPowInDoubleRoundedOnce)
+{
+    const Inputs in = MakeInputs();
+    const std::vector<float> out = RunMode(kPowerTensorTensor, in);
+    EXPECT_TRUE(twin_test::Findings().empty()) << twin_test::Describe(twin_test::Findings());
+    for (uint32_t i = 0; i < kN; ++i) {
+        EXPECT_EQ(out[i], static_cast<float>(std::pow(static_cast<double>(in.a[i]), static_cast<double>(in.b[i])))) << i;
+    }
+}
+
+TEST(MulAddFloor, PowerByAScalarOverAllElementsCubesInPlace)
+{
+    // The c values include negatives: an integral exponent keeps their sign.
+    const Inputs in = MakeInputs();
+    const std::vector<float> out = RunMode(kPowerTensorScalarInPlace, in);
+    EXPECT_TRUE(twin_test::Findings().empty()) << twin_test::Describe(twin_test::Findings());
+    for (uint32_t i = 0; i < kN; ++i) {
+        EXPECT_EQ(out[i], static_cast<float>(std::pow(static_cast<double>(in.c[i]), 3.0))) << i;
+    }
+}
+
+TEST(MulAddFloor, PowerOfAScalarBaseRaisesItToEachExponent)
+{
+    const Inputs in = MakeInputs();
+    const std::vector<float> out = RunMode(kPowerScalarTensor, in);
+    EXPECT_TRUE(twin_test::Findings().empty()) << twin_test::Describe(twin_test::Findings());
+    for (uint32_t i = 0; i < kN; ++i) {
+        EXPECT_EQ(out[i], static_cast<float>(std::exp2(static_cast<double>(in.b[i])))) << i;
+    }
+}
+
+TEST(MulAddFloor, PowerOnInt32IsReportedNotComputed)
+{
+    twin_test::GmArray<int32_t> out(64);
+    ICPU_RUN_KF(power_int32, 1, out.gm());
+    EXPECT_TRUE(twin_test::OnlyCheck("unsupported")) << twin_test::Describe(twin_test::Findings());
+    EXPECT_EQ(out[0], 3);
 }
 
 TEST(MulAddFloor, DivsIsUnsupportedOnA2AndNotComputed)

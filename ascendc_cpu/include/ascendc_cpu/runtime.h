@@ -181,6 +181,8 @@ private:
 
 /// Reports an instruction A2 does not have for this element type.
 void ReportUnsupportedType(const char* api, const char* type);
+/// Reports an instruction A2 has for this type but the twin does not model (so does not compute).
+void ReportNotModelled(const char* api, const char* type);
 /// Reports a Cast A2 does not have (no such pair, or not in this round mode).
 void ReportUnsupportedCast(const char* api, const char* from, const char* to, int round_mode, bool no_such_pair);
 

@@ -623,14 +623,125 @@ inline uint32_t TrailingCount(const Tmp&... tmpAndCount)
     return static_cast<uint32_t>(std::get<sizeof...(Tmp) - 1>(std::tie(tmpAndCount...)));
 }
 
+/// A double result rounded once to T (half directly from double: no double rounding through float).
+template <typename T>
+inline T RoundOnce(double value)
+{
+    if constexpr (std::is_same<T, half>::value) {
+        return half(value);
+    } else {
+        return static_cast<T>(static_cast<float>(value));
+    }
+}
+
 template <typename T, typename F>
 inline void FloatFunction(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, F f)
 {
     Elementwise(
         api, kFloatType<T>, dst, count,
-        [f](T x) { return static_cast<T>(static_cast<float>(f(static_cast<double>(static_cast<float>(x))))); }, src);
+        [f](T x) { return RoundOnce<T>(f(static_cast<double>(static_cast<float>(x)))); }, src);
+}
+
+/// Power's elements: pow of the exact inputs in double, rounded once (half, float). A2 also has
+/// Power for int32_t; its integer semantics are not documented, so the twin reports it.
+template <typename T, typename F, typename... S>
+inline void PowerElementwise(const LocalTensor<T>& dst, uint32_t count, F f, const LocalTensor<S>&... srcs)
+{
+    if (count == 0) {
+        return;
+    }
+    if constexpr (std::is_same<T, int32_t>::value) {
+        ::ascendc_cpu::rt::ReportNotModelled("Power", "int32_t");
+    } else {
+        Elementwise(
+            "Power", kFloatType<T>, dst, count,
+            [f](auto... x) { return RoundOnce<T>(f(static_cast<double>(static_cast<float>(x))...)); }, srcs...);
+    }
+}
+
+inline double PowerOf(double base, double exponent)
+{
+    return std::pow(base, exponent);
 }
 }  // namespace detail
+
+// --- Power (advanced API): tensor^tensor, tensor^scalar, scalar^tensor; each with or without a
+// sharedTmpBuffer (not needed here) and with a count or over all of src's elements.
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                  const LocalTensor<uint8_t>& sharedTmpBuffer, uint32_t calCount)
+{
+    (void)sharedTmpBuffer;
+    detail::PowerElementwise(dst, calCount, detail::PowerOf, src0, src1);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t calCount)
+{
+    detail::PowerElementwise(dst, calCount, detail::PowerOf, src0, src1);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                  const LocalTensor<uint8_t>& sharedTmpBuffer)
+{
+    Power<T, isReuseSource>(dst, src0, src1, sharedTmpBuffer, src0.GetSize());
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1)
+{
+    Power<T, isReuseSource>(dst, src0, src1, src0.GetSize());
+}
+
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const T& src1Scalar,
+                  const LocalTensor<uint8_t>& sharedTmpBuffer, uint32_t calCount)
+{
+    (void)sharedTmpBuffer;
+    const double exponent = static_cast<float>(src1Scalar);
+    detail::PowerElementwise(dst, calCount, [exponent](double base) { return detail::PowerOf(base, exponent); }, src0);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const T& src1Scalar, uint32_t calCount)
+{
+    const double exponent = static_cast<float>(src1Scalar);
+    detail::PowerElementwise(dst, calCount, [exponent](double base) { return detail::PowerOf(base, exponent); }, src0);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const T& src1Scalar,
+                  const LocalTensor<uint8_t>& sharedTmpBuffer)
+{
+    Power<T, isReuseSource>(dst, src0, src1Scalar, sharedTmpBuffer, src0.GetSize());
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const T& src1Scalar)
+{
+    Power<T, isReuseSource>(dst, src0, src1Scalar, src0.GetSize());
+}
+
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const T& src0Scalar, const LocalTensor<T>& src1,
+                  const LocalTensor<uint8_t>& sharedTmpBuffer, uint32_t calCount)
+{
+    (void)sharedTmpBuffer;
+    const double base = static_cast<float>(src0Scalar);
+    detail::PowerElementwise(dst, calCount, [base](double exponent) { return detail::PowerOf(base, exponent); }, src1);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const T& src0Scalar, const LocalTensor<T>& src1, uint32_t calCount)
+{
+    const double base = static_cast<float>(src0Scalar);
+    detail::PowerElementwise(dst, calCount, [base](double exponent) { return detail::PowerOf(base, exponent); }, src1);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const T& src0Scalar, const LocalTensor<T>& src1,
+                  const LocalTensor<uint8_t>& sharedTmpBuffer)
+{
+    Power<T, isReuseSource>(dst, src0Scalar, src1, sharedTmpBuffer, src1.GetSize());
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dst, const T& src0Scalar, const LocalTensor<T>& src1)
+{
+    Power<T, isReuseSource>(dst, src0Scalar, src1, src1.GetSize());
+}
 
 template <typename T, bool isReuseSource = false, typename... Tmp>
 inline void Sigmoid(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Tmp&... tmpAndCount)
