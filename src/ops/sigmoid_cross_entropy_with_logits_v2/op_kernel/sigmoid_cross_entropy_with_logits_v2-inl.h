@@ -364,19 +364,20 @@ constexpr void FillLossKernelsOf(LossTileFn* table, KernelDType dtype) {
   put.template operator()<true, true, true>();
 }
 
-/// Fills @p table's kernels of element type KernelPartElement<kPart>, without the gradient for
-/// parts below kKernelPartCount and with it above (Note [One target per translation unit],
-/// src/simd/kernel_parts.h, kLossKernelPartCount); the first part also the chunk sum. False, leaving the table as it
-/// is, for the native bf16 parts where this target or this CPU has no AVX512-BF16.
+/// Fills @p table's kernels of element type KernelPartElement<kPart>, without and with the
+/// gradient (Note [One target per translation unit], src/simd/kernel_parts.h); the first part also
+/// the chunk sum. False, leaving the table as it is, for the native bf16 part where this target or
+/// this CPU has no AVX512-BF16.
 template <size_t kPart>
 bool FillLossKernelPart(LossKernelTable& table) {
   using T = KernelPartElement<kPart>;
-  constexpr bool kNative = kPart % kKernelPartCount == kNativeBFloat16Part;
+  constexpr bool kNative = kPart == kNativeBFloat16Part;
   if constexpr (kNative && !ACLNN_CPU_HAVE_NATIVE_BF16_STORE) {
     return false;
   } else {
     if (kNative && !CpuHasAvx512Bf16()) return false;
-    FillLossKernelsOf<T, (kPart >= kKernelPartCount)>(table.compute, kKernelDTypeOf<T>);
+    FillLossKernelsOf<T, false>(table.compute, kKernelDTypeOf<T>);
+    FillLossKernelsOf<T, true>(table.compute, kKernelDTypeOf<T>);
     if constexpr (kPart == 0) table.sum_chunk_float = &SumChunksFloat;
     return true;
   }

@@ -84,9 +84,6 @@ struct LossKernelTable {
   ChunkSumFloatFn sum_chunk_float;  ///< the target's SumChunksFloat (src/simd/chunk_sum-inl.h)
   const char* target_name;
 };
-/// The parts the table is compiled in (Note [One target per translation unit],
-/// src/simd/kernel_parts.h): each element type without the gradient, then each with it.
-inline constexpr size_t kLossKernelPartCount = 2 * kKernelPartCount;
 /// The tile computes of the best SIMD target of this CPU.
 const LossKernelTable& ChosenLossKernelTable();
 

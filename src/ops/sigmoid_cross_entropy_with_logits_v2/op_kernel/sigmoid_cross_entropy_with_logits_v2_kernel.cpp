@@ -29,8 +29,8 @@ const LossKernelTable* GetLossKernelTable() {
   static const LossKernelTable table = [] {
     LossKernelTable t{};
     [&]<size_t... kPart>(std::index_sequence<kPart...>) {
-      (FillPartIfCompiled<kPart>(t), ...);  // in part order: the native bf16 parts overwrite bf16's
-    }(std::make_index_sequence<kLossKernelPartCount>());
+      (FillPartIfCompiled<kPart>(t), ...);  // in part order: the native bf16 part overwrites bf16's
+    }(std::make_index_sequence<kKernelPartCount>());
     t.target_name = hwy::TargetName(HWY_TARGET);
     return t;
   }();

@@ -9,7 +9,7 @@
 // No HWY_BEFORE_NAMESPACE: the instantiation takes the target attributes of the template's
 // definition in the -inl.h, and clang rejects a target region that declares no function.
 namespace aclnn_cpu::bce_loss::HWY_NAMESPACE {
-static_assert(ACLNN_KERNEL_PART < kLossKernelPartCount, "aclnn_add_kernel_parts: PARTS too large");
+static_assert(ACLNN_KERNEL_PART < kKernelPartCount, "aclnn_add_kernel_parts: PARTS too large");
 template bool FillLossKernelPart<ACLNN_KERNEL_PART>(LossKernelTable& table);
 }  // namespace aclnn_cpu::bce_loss::HWY_NAMESPACE
 #endif  // ACLNN_KERNEL_TARGET_ENABLED
