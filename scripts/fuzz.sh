@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fuzzing with libFuzzer (clang 14, ASan + UBSan; see fuzz/ and the `fuzz` preset), and the golden
-# tools' .npy reader with atheris (fuzz/fuzz_npy.py, from .venv).
+# Fuzzing with libFuzzer (clang 14, ASan + UBSan; see fuzz/ and the `fuzz` preset, whose build
+# needs a CPU with SSE4.2, AES and PCLMUL: any x86-64 since 2010), and the golden tools' .npy
+# reader with atheris (fuzz/fuzz_npy.py, from .venv).
 #   scripts/fuzz.sh          build the fuzz preset and replay the committed corpus (fuzz/corpus/<target>,
 #                            written by fuzz/make_corpus.py) and the inputs of past findings
 #                            (fuzz/regressions/<target>, kept as they were found)
