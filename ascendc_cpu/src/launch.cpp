@@ -336,7 +336,11 @@ std::string Hex(uint64_t value)
 
 std::string RangeText(uint64_t begin, uint64_t end)
 {
-    return "[" + Hex(begin) + ", " + Hex(end) + ")";
+    // One snprintf, not "[" + Hex(...) + ...: GCC 12 at -O3 reports a false -Wrestrict in the
+    // inlined std::string operator+ (GCC bug 105329), which -Werror turns into a build failure.
+    char text[64];
+    std::snprintf(text, sizeof(text), "[0x%" PRIx64 ", 0x%" PRIx64 ")", begin, end);
+    return text;
 }
 
 void ReportFor(Core* core, Check check, Severity severity, const char* api, const std::string& detail,
