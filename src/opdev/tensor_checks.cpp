@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "common/dtype.h"
 #include "common/error.h"
@@ -34,6 +35,15 @@ aclnnStatus CheckDims(const char* api, std::span<const NamedTensor> tensors) {
                   " dims, more than the maximum of ", kMaxDims);
     }
   }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus CheckAclnnReduction(const char* api, int64_t reduction, ReductionType& parsed) {
+  const std::optional<ReductionType> type = FromAclnnReduction(reduction);
+  if (!type) {
+    return Fail(ACLNN_ERR_PARAM_INVALID, api, ": reduction ", reduction, " must be 0 (none), 1 (mean) or 2 (sum)");
+  }
+  parsed = *type;
   return ACLNN_SUCCESS;
 }
 

@@ -5,9 +5,11 @@
 // tensor in a list is an absent optional input and is skipped.
 #pragma once
 
+#include <cstdint>
 #include <span>
 
 #include "aclnn/acl_meta.h"
+#include "opdev/reduction.h"
 
 namespace aclnn_cpu {
 
@@ -21,6 +23,9 @@ struct NamedTensor {
 /// kMaxCheckedTensors; a dead handle is never read).
 inline constexpr size_t kMaxCheckedTensors = 16;
 aclnnStatus CheckLive(const char* api, std::span<const NamedTensor> tensors);
+/// ACLNN's integer reduction is 0 (none), 1 (mean) or 2 (sum), one message for every operator;
+/// @p parsed is set on success only.
+aclnnStatus CheckAclnnReduction(const char* api, int64_t reduction, ReductionType& parsed);
 /// At most kMaxDims dims.
 aclnnStatus CheckDims(const char* api, std::span<const NamedTensor> tensors);
 /// The dtype is FLOAT, FLOAT16, BF16 or DOUBLE.

@@ -152,11 +152,8 @@ aclnnStatus GetWorkspaceSize(const GradientCall& call, const aclTensor* gradOutp
     if (aclnnStatus s = CheckAlignment(kFirstPhase, all)) return s;
     if (aclnnStatus s = CheckOutMemory(kFirstPhase, {call.out_name, out}, inputs)) return s;  // Note [Aliasing]
   }
-  const auto reduction_type = FromAclnnReduction(reduction);
-  if (!reduction_type) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": reduction ", reduction,
-                " must be 0 (none), 1 (mean) or 2 (sum)");
-  }
+  ReductionType reduction_type{};
+  if (aclnnStatus s = CheckAclnnReduction(kFirstPhase, reduction, reduction_type)) return s;
   // Promotion (PyTorch rules), then castable to out.
   aclDataType promoted = PromoteFloat(self->dtype, target->dtype);
   promoted = PromoteFloat(promoted, gradOutput->dtype);
@@ -172,7 +169,7 @@ aclnnStatus GetWorkspaceSize(const GradientCall& call, const aclTensor* gradOutp
     const aclTensor* planned_target = call.of_target ? nullptr : target;
     const aclTensor* const tensors[kOperandCount] = {self,           planned_target,    gradOutput,
                                                      weightOptional, posWeightOptional, out};
-    if (aclnnStatus s = BuildLaunch(call, tensors, promoted, *reduction_type, *plan)) return s;
+    if (aclnnStatus s = BuildLaunch(call, tensors, promoted, reduction_type, *plan)) return s;
   }
   CachePlan(key, plan);
   return MakeExecutorFor(kFirstPhase, std::move(plan), workspaceSize, executor);

@@ -181,21 +181,18 @@ aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, con
   // 2. dtypes, 3. reduction, 4. dims, 5.-7. shapes, then the memory rules, 8. promotion
   if (aclnnStatus s = CheckFloatDTypes(kFirstPhase, all)) return s;
   if (aclnnStatus s = CheckSameDType(kFirstPhase, {"out", out}, {"target", target})) return s;
-  const auto reduction_type = FromAclnnReduction(reduction);
-  if (!reduction_type) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": reduction ", reduction,
-                " must be 0 (none), 1 (mean) or 2 (sum)");
-  }
+  ReductionType reduction_type{};
+  if (aclnnStatus s = CheckAclnnReduction(kFirstPhase, reduction, reduction_type)) return s;
   if (aclnnStatus s = CheckDims(kFirstPhase, all)) return s;
   const NamedTensor self_named{"self", self};
   const NamedTensor target_named[] = {{"target", target}};
   if (aclnnStatus s = CheckSameShape(kFirstPhase, target_named, self_named)) return s;
   const NamedTensor broadcast[] = {{"weightOptional", weightOptional}, {"posWeightOptional", posWeightOptional}};
   if (aclnnStatus s = CheckBroadcastsTo(kFirstPhase, broadcast, self_named)) return s;
-  if (aclnnStatus s = CheckOutShape(kFirstPhase, self, out, *reduction_type)) return s;
+  if (aclnnStatus s = CheckOutShape(kFirstPhase, self, out, reduction_type)) return s;
   if (self->numel != 0) {  // an empty self reads nothing: the memory rules are waived for it
     if (aclnnStatus s = CheckAlignment(kFirstPhase, all)) return s;
-    if (*reduction_type == ReductionType::kNone) {
+    if (reduction_type == ReductionType::kNone) {
       const NamedTensor inputs[] = {{"self", self},
                                     {"target", target},
                                     {"weightOptional", weightOptional},
@@ -206,7 +203,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, con
   const aclDataType promoted = PromoteInputs({self, target, weightOptional, posWeightOptional});
   if (aclnnStatus s = CheckCastable(kFirstPhase, promoted, {"out", out})) return s;
   const aclTensor* const tensors[kOperandCount] = {self, target, weightOptional, posWeightOptional, nullptr, out, nullptr};
-  return MakeExecutor(kFirstPhase, key, tensors, promoted, *reduction_type, workspaceSize, executor);
+  return MakeExecutor(kFirstPhase, key, tensors, promoted, reduction_type, workspaceSize, executor);
 }
 
 // Note [Fused aliasing]
@@ -238,10 +235,8 @@ aclnnStatus FusedGetWorkspaceSize(const aclTensor* self, const aclTensor* target
   if (aclnnStatus s = CheckFloatDTypes(phase, all)) return s;
   if (aclnnStatus s = CheckSameDType(phase, {"out", out}, {"target", target})) return s;
   if (aclnnStatus s = CheckSameDType(phase, {"gradInput", gradInput}, {"target", target})) return s;
-  const auto reduction_type = FromAclnnReduction(reduction);
-  if (!reduction_type) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, phase, ": reduction ", reduction, " must be 0 (none), 1 (mean) or 2 (sum)");
-  }
+  ReductionType reduction_type{};
+  if (aclnnStatus s = CheckAclnnReduction(phase, reduction, reduction_type)) return s;
   if (aclnnStatus s = CheckDims(phase, all)) return s;
   const NamedTensor self_named{"self", self};
   const NamedTensor same_shape[] = {{"target", target}, {"gradInput", gradInput}};
@@ -255,7 +250,7 @@ aclnnStatus FusedGetWorkspaceSize(const aclTensor* self, const aclTensor* target
                 FormatDims(gradOutputOptional->dims.span()),
                 " must hold exactly one element (a 0-dim tensor; null means 1)");
   }
-  if (aclnnStatus s = CheckOutShape(phase, self, out, *reduction_type)) return s;
+  if (aclnnStatus s = CheckOutShape(phase, self, out, reduction_type)) return s;
   if (self->numel != 0) {  // Note [Fused aliasing]
     if (aclnnStatus s = CheckAlignment(phase, all)) return s;
     const NamedTensor inputs[] = {{"self", self},
@@ -264,7 +259,7 @@ aclnnStatus FusedGetWorkspaceSize(const aclTensor* self, const aclTensor* target
                                   {"posWeightOptional", posWeightOptional},
                                   {"gradOutputOptional", gradOutputOptional}};
     if (aclnnStatus s = CheckOutMemory(phase, {"gradInput", gradInput}, inputs)) return s;
-    if (*reduction_type == ReductionType::kNone) {
+    if (reduction_type == ReductionType::kNone) {
       if (aclnnStatus s = CheckOutMemory(phase, {"out", out}, inputs)) return s;
     }
     if (aclnnStatus s = CheckOutputsDisjoint(phase, {"out", out}, {"gradInput", gradInput})) return s;
@@ -274,7 +269,7 @@ aclnnStatus FusedGetWorkspaceSize(const aclTensor* self, const aclTensor* target
   if (aclnnStatus s = CheckCastable(phase, promoted, {"gradInput", gradInput})) return s;
   const aclTensor* const tensors[kOperandCount] = {self, target, weightOptional, posWeightOptional,
                                                    gradOutputOptional, out, gradInput};
-  return MakeExecutor(phase, key, tensors, promoted, *reduction_type, workspaceSize, executor);
+  return MakeExecutor(phase, key, tensors, promoted, reduction_type, workspaceSize, executor);
 }
 
 }  // namespace
