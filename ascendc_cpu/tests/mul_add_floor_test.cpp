@@ -1,4 +1,5 @@
-// MulAddDst (dst = src0 * src1 + dst, two roundings), Floor (advanced API) and
+// MulAddDst (dst = src0 * src1 + dst, two roundings), Axpy (dst = src * scalar + dst, two
+// roundings), Floor (advanced API) and
 // GetDataBlockSizeInBytes and Power against references computed here, and their findings (Divs: not on A2).
 #include <cmath>
 #include <cstdint>
@@ -28,7 +29,11 @@ enum Mode : uint32_t {
     kPowerTensorTensor,
     kPowerTensorScalarInPlace,
     kPowerScalarTensor,
+    kAxpyFloat,
 };
+
+/// Axpy's scalar: 3 + 2^-22 makes most products need rounding.
+constexpr float kAxpyScalar = 3.0000002384185791015625f;
 
 static_assert(GetDataBlockSizeInBytes() == 32, "A2's data block");
 
@@ -84,6 +89,7 @@ extern "C" __global__ __aicore__ void mul_add_floor(GM_ADDR a, GM_ADDR b, GM_ADD
         case kPowerTensorTensor: Power(z, x, y, tmp, kN); break;
         case kPowerTensorScalarInPlace: Power(z, z, 3.0f); break;  // all of z's elements
         case kPowerScalarTensor: Power(z, 2.0f, y, kN); break;
+        case kAxpyFloat: Axpy(z, x, kAxpyScalar, kN); break;
         default: break;
     }
     PipeBarrier<PIPE_ALL>();
@@ -168,6 +174,21 @@ TEST(MulAddFloor, MulAddDstRoundsTheProductThenTheSum)
         const float expected = static_cast<float>(static_cast<double>(product) + in.c[i]);
         EXPECT_EQ(out[i], expected) << i;
         differs_from_fused += std::fma(in.a[i], in.b[i], in.c[i]) != expected ? 1 : 0;
+    }
+    EXPECT_GT(differs_from_fused, 0u);  // the data tells the two roundings from one
+}
+
+TEST(MulAddFloor, AxpyRoundsTheProductThenTheSum)
+{
+    const Inputs in = MakeInputs();
+    const std::vector<float> out = RunMode(kAxpyFloat, in);
+    EXPECT_TRUE(twin_test::Findings().empty()) << twin_test::Describe(twin_test::Findings());
+    uint32_t differs_from_fused = 0;
+    for (uint32_t i = 0; i < kN; ++i) {
+        const float product = static_cast<float>(static_cast<double>(in.a[i]) * kAxpyScalar);
+        const float expected = static_cast<float>(static_cast<double>(product) + in.c[i]);
+        EXPECT_EQ(out[i], expected) << i;
+        differs_from_fused += std::fma(in.a[i], kAxpyScalar, in.c[i]) != expected ? 1 : 0;
     }
     EXPECT_GT(differs_from_fused, 0u);  // the data tells the two roundings from one
 }

@@ -566,17 +566,24 @@ inline void LeakyRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src, cons
     });
 }
 
-/// dst = src * scalar + dst (half, float, or half src into float dst).
+/// dst = src * scalar + dst (half, float, or half src into float dst). The product is rounded to
+/// dst's type, then the sum, as MulAddDst: two roundings. The documentation gives no fused rounding
+/// for Axpy (its advanced form is Muls then Add, "for better precision" than the instruction), and
+/// A2's exact bits for the instruction are not documented.
 template <typename T, typename U, typename S, typename = std::enable_if_t<detail::kScalarLike<S>>>
 inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const S& scalarValue, const int32_t& count)
 {
     const bool supported = (std::is_same<T, U>::value && detail::kFloatType<T>) ||
                            (std::is_same<T, float>::value && std::is_same<U, half>::value);
     const double s = static_cast<float>(static_cast<U>(scalarValue));
+    using L = detail::Lane<T>;
     detail::Elementwise(
         "Axpy", supported, dst, count,
         [s](U x, T d) {
-            return static_cast<T>(static_cast<double>(static_cast<float>(x)) * s + static_cast<float>(d));
+            // Exact in double (a product of two floats), rounded once to dst's type.
+            const double product = static_cast<double>(static_cast<float>(x)) * s;
+            const T rounded = L::Store(static_cast<typename L::Wide>(product));
+            return L::Store(L::Load(rounded) + L::Load(d));
         },
         src, dst);
 }
