@@ -372,17 +372,16 @@ constexpr void FillKernels(KernelTable& table, KernelDType dtype) {
 
 /// Fills @p table's kernels of element type KernelPartElement<kPart> (Note [One target per
 /// translation unit], src/simd/kernel_parts.h); false, leaving it as it is, for the native bf16
-/// part where this target or this CPU has no AVX512-BF16. Instantiated by the part file.
+/// part where this CPU has no AVX512-BF16 (targets without it compile no such part:
+/// KernelPartCompiled). Instantiated by the part file.
 template <size_t kPart>
 bool FillKernelPart(KernelTable& table) {
   using T = KernelPartElement<kPart>;
-  if constexpr (kPart == kNativeBFloat16Part && !ACLNN_CPU_HAVE_NATIVE_BF16_STORE) {
-    return false;
-  } else {
-    if (kPart == kNativeBFloat16Part && !CpuHasAvx512Bf16()) return false;
-    FillKernels<T>(table, kKernelDTypeOf<T>);
-    return true;
-  }
+  static_assert(kPart != kNativeBFloat16Part || ACLNN_CPU_HAVE_NATIVE_BF16_STORE,
+                "KernelPartCompiled keeps the native bf16 part off this target");
+  if (kPart == kNativeBFloat16Part && !CpuHasAvx512Bf16()) return false;
+  FillKernels<T>(table, kKernelDTypeOf<T>);
+  return true;
 }
 
 }  // namespace HWY_NAMESPACE

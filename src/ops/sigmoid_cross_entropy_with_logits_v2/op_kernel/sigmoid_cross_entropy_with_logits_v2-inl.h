@@ -366,21 +366,18 @@ constexpr void FillLossKernelsOf(LossTileFn* table, KernelDType dtype) {
 
 /// Fills @p table's kernels of element type KernelPartElement<kPart>, without and with the
 /// gradient (Note [One target per translation unit], src/simd/kernel_parts.h); the first part also
-/// the chunk sum. False, leaving the table as it is, for the native bf16 part where this target or
-/// this CPU has no AVX512-BF16.
+/// the chunk sum. False, leaving the table as it is, for the native bf16 part where this CPU has
+/// no AVX512-BF16 (targets without it compile no such part: KernelPartCompiled).
 template <size_t kPart>
 bool FillLossKernelPart(LossKernelTable& table) {
   using T = KernelPartElement<kPart>;
-  constexpr bool kNative = kPart == kNativeBFloat16Part;
-  if constexpr (kNative && !ACLNN_CPU_HAVE_NATIVE_BF16_STORE) {
-    return false;
-  } else {
-    if (kNative && !CpuHasAvx512Bf16()) return false;
-    FillLossKernelsOf<T, false>(table.compute, kKernelDTypeOf<T>);
-    FillLossKernelsOf<T, true>(table.compute, kKernelDTypeOf<T>);
-    if constexpr (kPart == 0) table.sum_chunk_float = &SumChunksFloat;
-    return true;
-  }
+  static_assert(kPart != kNativeBFloat16Part || ACLNN_CPU_HAVE_NATIVE_BF16_STORE,
+                "KernelPartCompiled keeps the native bf16 part off this target");
+  if (kPart == kNativeBFloat16Part && !CpuHasAvx512Bf16()) return false;
+  FillLossKernelsOf<T, false>(table.compute, kKernelDTypeOf<T>);
+  FillLossKernelsOf<T, true>(table.compute, kKernelDTypeOf<T>);
+  if constexpr (kPart == 0) table.sum_chunk_float = &SumChunksFloat;
+  return true;
 }
 
 }  // namespace HWY_NAMESPACE
