@@ -4,11 +4,9 @@
 #define HWY_TARGET_INCLUDE "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_kernel.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
-#include <utility>
-
 #include "hwy/highway.h"
 #include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
-#include "simd/kernel_parts.h"
+#include "simd/kernel_table-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu {
@@ -19,21 +17,9 @@ namespace HWY_NAMESPACE {
 template <size_t kPart>
 bool FillKernelPart(KernelTable& table);
 
-// The parts this target has (KernelPartCompiled): the others' units are empty.
-template <size_t kPart>
-void FillPartIfCompiled(KernelTable& table) {
-  if constexpr (KernelPartCompiled(kPart, HWY_TARGET)) FillKernelPart<kPart>(table);
-}
-
 const KernelTable* GetKernelTable() {
-  static const KernelTable table = [] {
-    KernelTable t{};
-    [&]<size_t... kPart>(std::index_sequence<kPart...>) {
-      (FillPartIfCompiled<kPart>(t), ...);  // in part order: the native bf16 part overwrites bf16's
-    }(std::make_index_sequence<kKernelPartCount>());
-    t.target_name = hwy::TargetName(HWY_TARGET);
-    return t;
-  }();
+  static const KernelTable table = aclnn_cpu::HWY_NAMESPACE::BuildKernelTable<KernelTable>(
+      [](KernelTable& t, auto part) { FillKernelPart<decltype(part)::value>(t); });
   return &table;
 }
 
