@@ -43,7 +43,7 @@
 #include "common/dtype.h"
 #include "dims.h"
 #include "fuzz_input.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
 #include "tolerance.h"
 
 namespace {

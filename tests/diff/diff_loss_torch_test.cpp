@@ -29,8 +29,8 @@
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_target_backward.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
 #include "test_tensor.h"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "acl/acl_base.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 
 namespace bce_reliability {
 

@@ -13,9 +13,9 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "platform/platform_info.h"
-#include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
-#include "op_host/sigmoid_cross_entropy_with_logits_v2_tiling.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_host/sigmoid_cross_entropy_with_logits_v2_tiling.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 
 namespace aclnn_bce_cli {
 

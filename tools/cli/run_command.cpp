@@ -17,8 +17,8 @@
 #include "common/dtype.h"
 #include "memory_budget.h"
 #include "platform/platform_info.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
 
 namespace aclnn_bce_cli {
 

@@ -1,4 +1,4 @@
-#include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
 
 namespace aclnn_cpu::bce_grad {
 

@@ -8,9 +8,9 @@
 
 #include "opdev/elementwise_tiling.h"
 #include "platform/platform_info.h"
-#include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_def.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_data.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_key.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_host/sigmoid_cross_entropy_with_logits_grad_v2_def.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_data.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_key.h"
 
 namespace aclnn_cpu::bce_grad {
 

@@ -1,5 +1,5 @@
 // One block of the kernel: the shared elementwise block driver with this operator's tile compute.
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
 
 #include <type_traits>
 

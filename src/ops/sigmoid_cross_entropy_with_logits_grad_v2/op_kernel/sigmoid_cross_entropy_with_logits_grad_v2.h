@@ -8,8 +8,8 @@
 
 #include "opdev/elementwise_plan.h"
 #include "opdev/strided_iter.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_data.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_key.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_data.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_key.h"
 
 namespace aclnn_cpu::bce_grad {
 

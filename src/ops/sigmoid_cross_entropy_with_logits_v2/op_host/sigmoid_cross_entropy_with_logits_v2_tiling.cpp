@@ -1,8 +1,8 @@
-#include "op_host/sigmoid_cross_entropy_with_logits_v2_tiling.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_host/sigmoid_cross_entropy_with_logits_v2_tiling.h"
 
 #include <numeric>
 
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 
 namespace aclnn_cpu::bce_loss {
 

@@ -16,8 +16,8 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2-inl.h"  // GradientFromExpN, for the fused call
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2-inl.h"  // GradientFromExpN, for the fused call
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 #include "simd/convert-inl.h"
 #include "simd/exp-inl.h"
 #include "simd/kernel_parts.h"

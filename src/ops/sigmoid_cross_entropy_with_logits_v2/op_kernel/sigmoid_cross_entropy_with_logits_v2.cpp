@@ -1,6 +1,6 @@
 // The blocks of the loss launch: the elementwise stage through the shared block driver (the loss
 // to memory, or to a chunk buffer summed per chunk), and the combine stage of mean and sum.
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 
 #include <algorithm>
 #include <span>

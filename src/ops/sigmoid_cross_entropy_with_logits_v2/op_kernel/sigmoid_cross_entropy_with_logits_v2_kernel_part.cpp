@@ -4,7 +4,7 @@
 
 #if ACLNN_KERNEL_TARGET_ENABLED
 #include "hwy/highway.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2-inl.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2-inl.h"
 
 // No HWY_BEFORE_NAMESPACE: the instantiation takes the target attributes of the template's
 // definition in the -inl.h, and clang rejects a target region that declares no function.

@@ -10,7 +10,7 @@
 #include "aclnn/aclnn_cpu.h"
 #include "common/bce_test_util.h"
 #include "op_api_test_helpers.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 #include "permuted_strides.h"
 
 namespace bce_test {

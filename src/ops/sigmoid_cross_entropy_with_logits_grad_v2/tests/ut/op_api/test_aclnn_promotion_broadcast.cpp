@@ -12,7 +12,7 @@
 #include "common/bce_test_util.h"
 #include "common/dtype.h"
 #include "op_api_test_helpers.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 
 namespace bce_test {
 namespace {

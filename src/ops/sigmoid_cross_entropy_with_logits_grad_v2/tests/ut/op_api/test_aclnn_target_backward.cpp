@@ -15,7 +15,7 @@
 #include "common/dtype.h"
 #include "common/two_phase_call.h"
 #include "dims.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 #include "test_tensor.h"
 
 namespace aclnn_cpu::bce_grad {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "platform/platform_info.h"
-#include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
 #include "test_cpus.h"
 
 namespace bce_host_test {

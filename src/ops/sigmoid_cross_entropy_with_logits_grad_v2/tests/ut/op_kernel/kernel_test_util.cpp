@@ -6,8 +6,8 @@
 
 #include "common/alignment.h"
 #include "common/bce_test_util.h"
-#include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 
 namespace bce_kernel_test {
 

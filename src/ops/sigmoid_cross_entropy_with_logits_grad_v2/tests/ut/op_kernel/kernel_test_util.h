@@ -13,7 +13,7 @@
 
 #include "common/dtype.h"
 #include "hwy/targets.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
 #include "simd_targets.h"
 
 namespace bce_kernel_test {

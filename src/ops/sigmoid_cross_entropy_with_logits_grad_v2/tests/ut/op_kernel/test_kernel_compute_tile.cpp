@@ -9,7 +9,7 @@
 #include <string>
 
 #include "kernel_test_util.h"
-#include "op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_host/sigmoid_cross_entropy_with_logits_grad_v2_tiling.h"
 
 namespace bce_kernel_test {
 namespace {

@@ -16,7 +16,7 @@
 #include "aclnn/aclnn_cpu.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
 #include "common/two_phase_call.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
 #include "common/dtype.h"
 #include "dims.h"
 #include "test_tensor.h"

@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-#include "op_host/sigmoid_cross_entropy_with_logits_v2_def.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_host/sigmoid_cross_entropy_with_logits_v2_def.h"
 
 namespace aclnn_cpu::bce_loss {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "op_host/sigmoid_cross_entropy_with_logits_v2_tiling.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_host/sigmoid_cross_entropy_with_logits_v2_tiling.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 
 namespace aclnn_cpu::bce_loss {
 namespace {

@@ -18,7 +18,7 @@
 
 #include "hwy/targets.h"
 #include "narrow_reference.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 #include "opdev/kernel_dtype.h"
 
 namespace aclnn_cpu::bce_loss {

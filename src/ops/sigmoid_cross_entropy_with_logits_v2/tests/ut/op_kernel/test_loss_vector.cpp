@@ -7,7 +7,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2-inl.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu {
@@ -68,7 +68,7 @@ HWY_AFTER_NAMESPACE();
 
 #include "hwy/targets.h"
 #include "simd_targets.h"
-#include "op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
+#include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
 
 namespace aclnn_cpu::bce_loss {
 HWY_EXPORT(LossFloat);
