@@ -104,7 +104,7 @@ aclnnStatus BuildLaunch(const GradientCall& call, const aclTensor* const (&tenso
   plan.run_inline_if_idle = tiling->run_inline_if_idle;
   launch.tiling_key = tiling->tiling_key;
   const KernelTable& kernels = ChosenKernelTable();
-  launch.compute = (call.of_target ? kernels.target_compute : kernels.compute)[tiling->tiling_key];
+  launch.compute = kernels.fn[KernelVariantKey(tiling->tiling_key, call.of_target)];
   plan.stage.blocks = launch.tiling.blockDim;
   plan.stage.workspace_bytes_per_block = BlockWorkspaceBytes(launch);
   return ACLNN_SUCCESS;

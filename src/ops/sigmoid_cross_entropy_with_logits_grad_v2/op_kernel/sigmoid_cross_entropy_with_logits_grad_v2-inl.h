@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "opdev/elementwise_loop-inl.h"
 #include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
 #include "simd/convert-inl.h"
 #include "simd/exp-inl.h"
@@ -28,18 +29,12 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // The shared SIMD pieces (src/simd/): storage loads and stores, exp.
-using ::aclnn_cpu::HWY_NAMESPACE::BFloat16InUpperHalf;
+using ::aclnn_cpu::HWY_NAMESPACE::ElementwiseTile;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
-using ::aclnn_cpu::HWY_NAMESPACE::kCanStream;
-using ::aclnn_cpu::HWY_NAMESPACE::LoadWide;
+using ::aclnn_cpu::HWY_NAMESPACE::LoadUniformChunk;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
-using ::aclnn_cpu::HWY_NAMESPACE::kStagedBlockGroups;
-using ::aclnn_cpu::HWY_NAMESPACE::kStagedBlockLanes;
-using ::aclnn_cpu::HWY_NAMESPACE::kStagedGroupChunks;
-using ::aclnn_cpu::HWY_NAMESPACE::StageLog1p;
-using ::aclnn_cpu::HWY_NAMESPACE::StageXAndExp;
+using ::aclnn_cpu::HWY_NAMESPACE::StagedForm;
 using ::aclnn_cpu::HWY_NAMESPACE::StorageChunk;
-using ::aclnn_cpu::HWY_NAMESPACE::StoreNarrow;
 
 // ---------------------------------------------------------------------------------------------
 // Gradient of a vector (GradientVectorN, GradientFromExpN).
@@ -198,176 +193,104 @@ HWY_INLINE void GradientVectorN(D d, const V* x, const V* y, const V* dout, cons
 // (Kernel::Compute picks it). One multiplication of about forty operations per vector, yet
 // measurably faster without it (docs/perf.md): the product was on the critical path of the store.
 
+/// GradientOp: the vector functors of the gradient with respect to self (GradientVectorN) or,
+/// with OF_TARGET, to the target (TargetGradientVectorN, which reads no target) for the shared
+/// loop (ElementwiseTile, src/simd/elementwise_loop-inl.h). Inputs in OperandIndex order; a
+/// UNIFORM_DOUT (TileArgs::ReadsOnce(kDout)) is read once, before the loop, and then stays in
+/// registers: the same operations on the same values, so the same bits as a materialized dout.
+template <class Storage, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool OF_TARGET, bool UNIFORM_DOUT, bool SCALED>
+struct GradientOp {
+  using T = Storage;
+  using D = hn::ScalableTag<std::conditional_t<std::is_same_v<T, double>, double, float>>;
+  using V = hn::Vec<D>;
+  static constexpr size_t kVectors = StorageChunk<T, D>::kVectors;
+  static constexpr int kInputOperands[] = {kPredict, kTarget, kDout, kWeight, kPosWeight};
+  static constexpr int kOutputOperands[] = {kGradient};
+  static constexpr size_t kInputs = std::size(kInputOperands);
+  static constexpr size_t kOutputs = std::size(kOutputOperands);
+  static constexpr bool Reads(size_t j) {
+    return j == kPredict || (j == kTarget && !OF_TARGET) || (j == kDout && !UNIFORM_DOUT) ||
+           (j == kWeight && HAS_WEIGHT) || (j == kPosWeight && HAS_POS_WEIGHT);
+  }
+  static constexpr bool ComputeOutput(size_t) { return false; }
+  /// Only the gradient of self and the target's with pos_weight take an exp.
+  static constexpr StagedForm kStaged =
+      !OF_TARGET ? StagedForm::kExp : HAS_POS_WEIGHT ? StagedForm::kExpLog1p : StagedForm::kNone;
+
+  V scale;
+  V uniform_dout[kVectors];
+
+  /// dout's K vectors: the uniform ones, or those loaded.
+  template <size_t K>
+  HWY_INLINE void Dout(const V (&in)[kInputs][K], V* dout) const {
+    for (size_t k = 0; k < K; ++k) dout[k] = UNIFORM_DOUT ? uniform_dout[k % kVectors] : in[kDout][k];
+  }
+
+  template <size_t K>
+  HWY_INLINE void Vectors(D d, const V (&in)[kInputs][K], V (&out)[kOutputs][K]) const {
+    V dout[K];
+    Dout<K>(in, dout);
+    if constexpr (OF_TARGET) {
+      TargetGradientVectorN<K, HAS_WEIGHT, HAS_POS_WEIGHT, SCALED>(d, in[kPredict], dout, in[kWeight],
+                                                                   in[kPosWeight], scale, out[0]);
+    } else {
+      GradientVectorN<K, HAS_WEIGHT, HAS_POS_WEIGHT, SCALED>(d, in[kPredict], in[kTarget], dout, in[kWeight],
+                                                             in[kPosWeight], scale, out[0]);
+    }
+  }
+
+  template <size_t K>
+  HWY_INLINE void Staged(D d, const V (&in)[kInputs][K], const V* e, const V* tail, V (&out)[kOutputs][K]) const {
+    V dout[K];
+    Dout<K>(in, dout);
+    if constexpr (OF_TARGET) {
+      TargetGradientFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT, SCALED>(d, in[kPredict], tail, dout, in[kWeight],
+                                                                     in[kPosWeight], scale, out[0]);
+    } else {
+      GradientFromExpN<K, HAS_WEIGHT, HAS_POS_WEIGHT, SCALED>(d, in[kPredict], e, in[kTarget], dout, in[kWeight],
+                                                              in[kPosWeight], scale, out[0]);
+    }
+  }
+};
+
 /// Kernel<T, HAS_WEIGHT, HAS_POS_WEIGHT, OF_TARGET>: the AscendC kernel's Compute stage on one
-/// tile, of the gradient with respect to self (GradientVectorN) or, with OF_TARGET, to the target
-/// (TargetGradientVectorN, which reads no target), kInterleave vectors at a time.
-/// T: storage type (float, double, hwy::float16_t, hwy::bfloat16_t); computes in float (double
-/// for T = double). A partial last chunk is copied into a full one and run through the same
-/// code, so every element goes through identical instructions wherever it sits. A uniform dout
-/// (io.dout_uniform) is read once, before the loop, and then stays in registers: the same
-/// operations on the same values, so the same bits as a materialized dout.
+/// tile (a TileFn): the shared loop over GradientOp. T: storage type (float, double,
+/// hwy::float16_t, hwy::bfloat16_t); computes in float (double for T = double).
 template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool OF_TARGET>
 struct Kernel {
-  using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  /// A staged block's buffer lanes (Note [Staged passes]); a struct constant, since GCC 12 fails
-  /// on arrays sized by the enclosing function's constants inside its generic lambdas.
-  static constexpr size_t kBlockLanes = kStagedBlockLanes<T, hn::ScalableTag<C>>;
-
-  static void Compute(const TileOperands& io, size_t count, double scale) {
-    const bool unit = scale == 1.0;  // Note [Unit scale]
-    if (io.dout_uniform) {
-      unit ? Run<true, false>(io, count, scale) : Run<true, true>(io, count, scale);
+  static void Compute(const TileArgs& args, size_t count) {
+    const bool unit = args.scale == 1.0;  // Note [Unit scale]
+    if (args.ReadsOnce(kDout)) {
+      unit ? Run<true, false>(args, count) : Run<true, true>(args, count);
     } else {
-      unit ? Run<false, false>(io, count, scale) : Run<false, true>(io, count, scale);
+      unit ? Run<false, false>(args, count) : Run<false, true>(args, count);
     }
   }
 
   template <bool UNIFORM_DOUT, bool SCALED>
-  static void Run(const TileOperands& io, size_t count, double scale_in) {
-    const hn::ScalableTag<C> d;
-    using V = hn::Vec<decltype(d)>;
-    using ChunkIo = StorageChunk<T, decltype(d)>;
-    constexpr size_t kVectors = ChunkIo::kVectors;
-    constexpr size_t kMaxChunk = HWY_MAX_BYTES / sizeof(C) * kVectors;
-    const size_t chunk = hn::Lanes(d) * kVectors;
-    // No HWY_RESTRICT: the gradient may be the very same view as any input (in place, Note
-    // [Aliasing]), and restrict would make that undefined. Each chunk is loaded before it is
-    // stored, which is all the in-place call needs.
-    const T* x = static_cast<const T*>(io.predict);
-    const T* y = static_cast<const T*>(io.target);
-    const T* dout = static_cast<const T*>(io.dout);
-    const T* w = static_cast<const T*>(io.weight);
-    const T* pw = static_cast<const T*>(io.pos_weight);
-    T* g = static_cast<T*>(io.gradient);
-    const V scale = hn::Set(d, static_cast<C>(scale_in));
-
-    // A uniform dout, loaded once from a filled chunk through the usual load.
-    V uniform_dout[kVectors];
-    if constexpr (UNIFORM_DOUT) {
-      HWY_ALIGN T filled[kMaxChunk];
-      for (size_t k = 0; k < chunk; ++k) filled[k] = dout[0];
-      ChunkIo::Load(d, filled, uniform_dout);
-    }
-
-    // The per-group lambdas are forced inline: at -O2 GCC keeps them out of line, which costs the
-    // bf16 kernel about a third of its speed (the chunk's vectors go through memory). A group is
-    // CHUNKS consecutive chunks, computed together (Note [Interleaved vectors]).
-    const auto group = [&](const T* cx, const T* cy, const T* cd, const T* cw, const T* cpw, T* cg, auto stream_tag,
-                           auto chunks_tag) __attribute__((always_inline)) HWY_ATTR {
-      constexpr size_t K = decltype(chunks_tag)::value * kVectors;
-      V vx[K], vy[K], vd[K], vw[K], vpw[K], out[K];
-      for (size_t c = 0; c * kVectors < K; ++c) {
-        const size_t at = c * chunk;
-        ChunkIo::Load(d, cx + at, vx + c * kVectors);
-        if constexpr (!OF_TARGET) ChunkIo::Load(d, cy + at, vy + c * kVectors);
-        if constexpr (UNIFORM_DOUT) {
-          for (size_t v = 0; v < kVectors; ++v) vd[c * kVectors + v] = uniform_dout[v];
-        } else {
-          ChunkIo::Load(d, cd + at, vd + c * kVectors);
-        }
-        for (size_t v = 0; v < kVectors; ++v) vw[c * kVectors + v] = vpw[c * kVectors + v] = hn::Zero(d);
-        if constexpr (HAS_WEIGHT) ChunkIo::Load(d, cw + at, vw + c * kVectors);
-        if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, cpw + at, vpw + c * kVectors);
-      }
-      if constexpr (OF_TARGET) {
-        TargetGradientVectorN<K, HAS_WEIGHT, HAS_POS_WEIGHT, SCALED>(d, vx, vd, vw, vpw, scale, out);
-      } else {
-        GradientVectorN<K, HAS_WEIGHT, HAS_POS_WEIGHT, SCALED>(d, vx, vy, vd, vw, vpw, scale, out);
-      }
-      for (size_t c = 0; c * kVectors < K; ++c) {
-        ChunkIo::template Store<decltype(stream_tag)::value>(d, out + c * kVectors, cg + c * chunk);
-      }
-    };
-    using OneChunk = std::integral_constant<size_t, 1>;
-    constexpr size_t kChunksPerIteration = kStagedGroupChunks<T, decltype(d)>;
-    const auto at = [&](size_t i, auto stream_tag, auto chunks_tag) __attribute__((always_inline)) HWY_ATTR {
-      group(x + i, OF_TARGET ? nullptr : y + i, UNIFORM_DOUT ? nullptr : dout + i, HAS_WEIGHT ? w + i : nullptr,
-            HAS_POS_WEIGHT ? pw + i : nullptr, g + i, stream_tag, chunks_tag);
-    };
-    // The staged passes (Note [Staged passes]) over a block of up to kStagedBlockGroups groups from
-    // element i: x in the compute type and e = exp(-|x|); for the target's gradient with
-    // pos_weight, log1p(e) in place of e; then the gradient, one chunk at a time (its operands
-    // stay in registers). Each value goes through the operations of `group`: the same bits.
-    constexpr bool kStaged = !OF_TARGET || HAS_POS_WEIGHT;  // only these take an exp
-    const auto block = [&](size_t i, size_t groups, auto stream_tag) HWY_ATTR {
-      HWY_ALIGN C xs[kBlockLanes];
-      HWY_ALIGN C es[kBlockLanes];
-      const size_t lanes = hn::Lanes(d);
-      StageXAndExp<T, kChunksPerIteration>(d, x + i, groups, chunk, xs, es);
-      if constexpr (OF_TARGET) StageLog1p<kChunksPerIteration * kVectors>(d, es, groups, es);
-      for (size_t c = 0; c < groups * kChunksPerIteration; ++c) {  // one chunk at a time
-        const size_t at_chunk = i + c * chunk;
-        V vx[kVectors], ve[kVectors], vy[kVectors], vd[kVectors], vw[kVectors], vpw[kVectors], out[kVectors];
-        for (size_t v = 0; v < kVectors; ++v) {
-          vx[v] = hn::Load(d, xs + (c * kVectors + v) * lanes);
-          ve[v] = hn::Load(d, es + (c * kVectors + v) * lanes);
-          vw[v] = vpw[v] = hn::Zero(d);
-        }
-        if constexpr (!OF_TARGET) ChunkIo::Load(d, y + at_chunk, vy);
-        if constexpr (UNIFORM_DOUT) {
-          for (size_t v = 0; v < kVectors; ++v) vd[v] = uniform_dout[v];
-        } else {
-          ChunkIo::Load(d, dout + at_chunk, vd);
-        }
-        if constexpr (HAS_WEIGHT) ChunkIo::Load(d, w + at_chunk, vw);
-        if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, pw + at_chunk, vpw);
-        if constexpr (OF_TARGET) {
-          TargetGradientFromTailN<kVectors, HAS_WEIGHT, HAS_POS_WEIGHT, SCALED>(d, vx, ve, vd, vw, vpw, scale, out);
-        } else {
-          GradientFromExpN<kVectors, HAS_WEIGHT, HAS_POS_WEIGHT, SCALED>(d, vx, ve, vy, vd, vw, vpw, scale, out);
-        }
-        ChunkIo::template Store<decltype(stream_tag)::value>(d, out, g + at_chunk);
-      }
-    };
-    const auto main_loop = [&](auto stream_tag) HWY_ATTR {
-      size_t k = 0;
-      const size_t group_elements = kChunksPerIteration * chunk;
-      if constexpr (kStaged) {
-        while (k + group_elements <= count) {
-          const size_t groups = std::min(kStagedBlockGroups, (count - k) / group_elements);
-          block(k, groups, stream_tag);
-          k += groups * group_elements;
-        }
-      }
-      for (; k + group_elements <= count; k += group_elements) {
-        at(k, stream_tag, std::integral_constant<size_t, kChunksPerIteration>{});
-      }
-      for (; k + chunk <= count; k += chunk) at(k, stream_tag, OneChunk{});
-      return k;
-    };
-    size_t i;
-    const bool aligned = reinterpret_cast<uintptr_t>(g) % (chunk * sizeof(T)) == 0;
-    if (ChunkIo::kCanStreamChunk && io.stream_gradient && aligned) {
-      i = main_loop(std::true_type{});  // unfenced: Note [Streaming stores]
-    } else {
-      i = main_loop(std::false_type{});
-    }
-    if (i >= count) return;
-    // Tail: pad to a full chunk with copies of element i (any finite value would do).
-    HWY_ALIGN T buf[kOperandCount][kMaxChunk];
-    const size_t rest = count - i;
-    const T* sources[kOperandCount - 1] = {x, OF_TARGET ? nullptr : y, UNIFORM_DOUT ? nullptr : dout, w, pw};
-    for (int o = 0; o < kOperandCount - 1; ++o) {
-      if (sources[o] == nullptr) continue;
-      std::memcpy(buf[o], sources[o] + i, rest * sizeof(T));
-      for (size_t k = rest; k < chunk; ++k) buf[o][k] = sources[o][i];
-    }
-    group(buf[kPredict], buf[kTarget], buf[kDout], buf[kWeight], buf[kPosWeight], buf[kGradient], std::false_type{},
-          OneChunk{});
-    std::memcpy(g + i, buf[kGradient], rest * sizeof(T));
+  static void Run(const TileArgs& args, size_t count) {
+    using Op = GradientOp<T, HAS_WEIGHT, HAS_POS_WEIGHT, OF_TARGET, UNIFORM_DOUT, SCALED>;
+    const typename Op::D d;
+    Op op;
+    op.scale = hn::Set(d, static_cast<hn::TFromD<typename Op::D>>(args.scale));
+    if constexpr (UNIFORM_DOUT) LoadUniformChunk(d, static_cast<const T*>(args.at[kDout]), op.uniform_dout);
+    ElementwiseTile<Op>::Run(op, args, count);
   }
 };
 
 template <class T>
 constexpr void FillKernels(KernelTable& table, KernelDType dtype) {
-  table.compute[MakeTilingKey(dtype, false, false)] = &Kernel<T, false, false, false>::Compute;
-  table.compute[MakeTilingKey(dtype, false, true)] = &Kernel<T, false, true, false>::Compute;
-  table.compute[MakeTilingKey(dtype, true, false)] = &Kernel<T, true, false, false>::Compute;
-  table.compute[MakeTilingKey(dtype, true, true)] = &Kernel<T, true, true, false>::Compute;
-  table.target_compute[MakeTilingKey(dtype, false, false)] = &Kernel<T, false, false, true>::Compute;
-  table.target_compute[MakeTilingKey(dtype, false, true)] = &Kernel<T, false, true, true>::Compute;
-  table.target_compute[MakeTilingKey(dtype, true, false)] = &Kernel<T, true, false, true>::Compute;
-  table.target_compute[MakeTilingKey(dtype, true, true)] = &Kernel<T, true, true, true>::Compute;
+  const auto put = [&]<bool OF_TARGET, bool W, bool PW>() {
+    table.fn[KernelVariantKey(MakeTilingKey(dtype, W, PW), OF_TARGET)] = &Kernel<T, W, PW, OF_TARGET>::Compute;
+  };
+  put.template operator()<false, false, false>();
+  put.template operator()<false, false, true>();
+  put.template operator()<false, true, false>();
+  put.template operator()<false, true, true>();
+  put.template operator()<true, false, false>();
+  put.template operator()<true, false, true>();
+  put.template operator()<true, true, false>();
+  put.template operator()<true, true, true>();
 }
 
 /// Fills @p table's kernels of element type KernelPartElement<kPart> (Note [One target per

@@ -7,39 +7,25 @@
 #include <cstdint>
 
 #include "opdev/elementwise_plan.h"
+#include "opdev/kernel_variant.h"
 #include "opdev/strided_iter.h"
 #include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_data.h"
 #include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_tiling_key.h"
 
 namespace aclnn_cpu::bce_grad {
 
-/// One tile's operands, contiguous, all in the kernel dtype T of the tiling key. weight and
-/// pos_weight are read only when the key has them.
-struct TileOperands {
-  const void* predict = nullptr;
-  const void* target = nullptr;
-  const void* dout = nullptr;
-  const void* weight = nullptr;
-  const void* pos_weight = nullptr;
-  void* gradient = nullptr;
-  /// Store full, aligned vectors of the gradient with non-temporal stores (values unchanged), left
-  /// unfenced (Note [Streaming stores], elementwise_block.h).
-  bool stream_gradient = false;
-  /// Every dout element has the value of dout[0] (a broadcast scalar): the kernel reads only
-  /// dout[0]. The results are bitwise those of the materialized dout.
-  bool dout_uniform = false;
-};
-
-/// Computes @p count elements of a tile (any count >= 0). Each element's result depends only on
-/// that element's inputs and @p scale: no tile or lane position changes a bit of it.
-using ComputeTileFn = void (*)(const TileOperands& io, size_t count, double scale);
-
-/// The kernels of one SIMD target, indexed by tiling key.
-struct KernelTable {
-  ComputeTileFn compute[kTilingKeyCount];         ///< the gradient with respect to self
-  ComputeTileFn target_compute[kTilingKeyCount];  ///< ... to the target (reads no target)
-  const char* target_name;
-};
+/// The kernel variants (TileFn over TileArgs, src/opdev/kernel_variant.h) of one SIMD target: the
+/// gradient with respect to self or, OF_TARGET, to the target (which reads no target), by
+/// KernelVariantKey. A tile's operands are at[OperandIndex]; dout is read once where
+/// TileArgs::ReadsOnce(kDout) (a broadcast scalar: the results are bitwise those of the
+/// materialized dout); scale is the tiling's globalScale.
+inline constexpr uint32_t kKernelFeatures = 3;  // of_target, has_weight, has_pos_weight
+using KernelTable = VariantTable<kKernelFeatures>;
+/// The variant of tiling key @p tiling_key (its dtype, weight and pos_weight) for self or the target.
+constexpr uint32_t KernelVariantKey(uint32_t tiling_key, bool of_target) {
+  return MakeVariantKey<kKernelFeatures>(TilingKeyDType(tiling_key),
+                                         {of_target, TilingKeyHasWeight(tiling_key), TilingKeyHasPosWeight(tiling_key)});
+}
 
 /// The kernels of the best SIMD target of this CPU (runtime dispatch).
 const KernelTable& ChosenKernelTable();
@@ -63,7 +49,7 @@ using ::aclnn_cpu::UsesTileBuffer;
 enum OperandIndex : int { kPredict = 0, kTarget, kDout, kWeight, kPosWeight, kGradient, kOperandCount };
 
 /// The operator for the shared elementwise layer (Note [Elementwise traits]): five inputs, the
-/// gradient out, and a constant dout read once (TileOperands::dout_uniform).
+/// gradient out, and a constant dout read once (TileArgs::read_once).
 struct GradTraits {
   static constexpr size_t kOperands = kOperandCount;
   static constexpr bool IsOutput(size_t o) { return o == kGradient; }
@@ -74,7 +60,7 @@ struct GradTraits {
 struct KernelLaunch {
   SigmoidCrossEntropyWithLogitsGradV2TilingData tiling;
   uint32_t tiling_key = 0;
-  ComputeTileFn compute = nullptr;
+  TileFn compute = nullptr;
   IterSpace space;
   GlobalOperand operands[kOperandCount];
 };

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "opdev/kernel_dtype.h"
+#include "opdev/kernel_variant.h"
 
 namespace aclnn_cpu::bce_grad {
 
@@ -13,13 +13,13 @@ using ::aclnn_cpu::KernelDType;
 using ::aclnn_cpu::KernelDTypeLabel;
 using ::aclnn_cpu::KernelDTypeSize;
 using ::aclnn_cpu::kKernelDTypeCount;
-inline constexpr uint32_t kTilingKeyCount = kKernelDTypeCount * 4;
+inline constexpr uint32_t kTilingKeyCount = kVariantKeyCount<2>;
 
-/// key = dtype * 4 + has_weight * 2 + has_pos_weight
+/// key = dtype * 4 + has_weight * 2 + has_pos_weight (a variant key, src/opdev/kernel_variant.h)
 inline constexpr uint32_t MakeTilingKey(KernelDType dtype, bool has_weight, bool has_pos_weight) {
-  return static_cast<uint32_t>(dtype) * 4u + (has_weight ? 2u : 0u) + (has_pos_weight ? 1u : 0u);
+  return MakeVariantKey<2>(dtype, {has_weight, has_pos_weight});
 }
-inline constexpr KernelDType TilingKeyDType(uint32_t key) { return static_cast<KernelDType>(key / 4u); }
+inline constexpr KernelDType TilingKeyDType(uint32_t key) { return VariantKeyDType<2>(key); }
 inline constexpr bool TilingKeyHasWeight(uint32_t key) { return (key & 2u) != 0; }
 inline constexpr bool TilingKeyHasPosWeight(uint32_t key) { return (key & 1u) != 0; }
 

@@ -118,7 +118,7 @@ aclnnStatus BuildLaunch(const char* phase, const aclTensor* const (&tensors)[kOp
     launch.gradient_scale =
         reduction == ReductionType::kMean ? 1.0 / static_cast<double>(launch.total_elems) : 1.0;
     launch.sum_chunk_float = ChosenLossKernelTable().sum_chunk_float;
-    launch.compute = ChosenLossKernelTable().compute[MakeLossKernelKey(
+    launch.compute = ChosenLossKernelTable().fn[MakeLossKernelKey(
         launch.kernel_dtype, tensors[kWeight] != nullptr, tensors[kPosWeight] != nullptr, sums, with_gradient)];
     plan.stages[plan.stage_count++] = LaunchStage{launch.tiling.blockDim, ElementwiseBlockWorkspaceBytes(launch)};
     plan.has_elementwise_stage = true;

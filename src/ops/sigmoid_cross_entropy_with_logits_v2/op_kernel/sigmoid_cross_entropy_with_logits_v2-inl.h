@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "opdev/elementwise_loop-inl.h"
 #include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2-inl.h"  // GradientFromExpN, for the fused call
 #include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 #include "simd/convert-inl.h"
@@ -38,11 +39,9 @@ using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SignTerms;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
 using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPairFromExp;
-using ::aclnn_cpu::HWY_NAMESPACE::kStagedBlockGroups;
-using ::aclnn_cpu::HWY_NAMESPACE::kStagedBlockLanes;
-using ::aclnn_cpu::HWY_NAMESPACE::kStagedGroupChunks;
-using ::aclnn_cpu::HWY_NAMESPACE::StageLog1p;
-using ::aclnn_cpu::HWY_NAMESPACE::StageXAndExp;
+using ::aclnn_cpu::HWY_NAMESPACE::ElementwiseTile;
+using ::aclnn_cpu::HWY_NAMESPACE::LoadUniformChunk;
+using ::aclnn_cpu::HWY_NAMESPACE::StagedForm;
 using ::aclnn_cpu::HWY_NAMESPACE::StorageChunk;
 using ::aclnn_cpu::HWY_NAMESPACE::SumChunksFloat;
 
@@ -187,169 +186,76 @@ HWY_INLINE void LossAndGradientVectorN(D d, const V* x, const V* y, const V* wei
                                                           gradient);
 }
 
+/// LossOp: the vector functors of the loss (LossVectorN) and, WITH_GRADIENT, of the fused loss
+/// and gradient (LossAndGradientVectorN) for the shared loop (ElementwiseTile,
+/// src/simd/elementwise_loop-inl.h). Inputs predict, target, weight, pos_weight (OperandIndex
+/// order); outputs the loss (in the compute type when TO_COMPUTE: the sums' losses) and the
+/// gradient. dout (one value, 1 when absent) and the gradient's scale are the same for every chunk.
+template <class Storage, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool TO_COMPUTE, bool WITH_GRADIENT>
+struct LossOp {
+  using T = Storage;
+  using D = hn::ScalableTag<std::conditional_t<std::is_same_v<T, double>, double, float>>;
+  using V = hn::Vec<D>;
+  static constexpr size_t kVectors = StorageChunk<T, D>::kVectors;
+  static constexpr int kInputOperands[] = {kPredict, kTarget, kWeight, kPosWeight};
+  static constexpr int kOutputOperands[] = {kLoss, kGradient};  // the gradient WITH_GRADIENT only
+  static constexpr size_t kInputs = std::size(kInputOperands);
+  static constexpr size_t kOutputs = WITH_GRADIENT ? 2 : 1;
+  static constexpr bool Reads(size_t j) {
+    return j == kPredict || j == kTarget || (j == kWeight && HAS_WEIGHT) || (j == kPosWeight && HAS_POS_WEIGHT);
+  }
+  static constexpr bool ComputeOutput(size_t j) { return j == 0 && TO_COMPUTE; }
+  static constexpr StagedForm kStaged = StagedForm::kExpLog1p;
+
+  V dout[kVectors];
+  V scale;
+
+  template <size_t K>
+  HWY_INLINE void Vectors(D d, const V (&in)[kInputs][K], V (&out)[kOutputs][K]) const {
+    static_assert(K == kVectors, "the loss runs one chunk at a time outside the staged blocks");
+    if constexpr (WITH_GRADIENT) {
+      LossAndGradientVectorN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, in[kPredict], in[kTarget], in[kWeight], in[kPosWeight],
+                                                            dout, scale, out[0], out[1]);
+    } else {
+      LossVectorN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, in[kPredict], in[kTarget], in[kWeight], in[kPosWeight], out[0]);
+    }
+  }
+
+  template <size_t K>
+  HWY_INLINE void Staged(D d, const V (&in)[kInputs][K], const V* e, const V* tail, V (&out)[kOutputs][K]) const {
+    if constexpr (WITH_GRADIENT) {
+      LossAndGradientFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, in[kPredict], in[kTarget], in[kWeight],
+                                                              in[kPosWeight], dout, scale, e, tail, out[0], out[1]);
+    } else {
+      LossFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, in[kPredict], in[kTarget], in[kWeight], in[kPosWeight], e, tail,
+                                                   out[0]);
+    }
+  }
+};
+
 /// LossKernel<T, HAS_WEIGHT, HAS_POS_WEIGHT, TO_COMPUTE, WITH_GRADIENT>: the Compute stage on one
-/// tile. T is the storage type (float, double, hwy::float16_t, hwy::bfloat16_t); it computes in
-/// float (double for T = double) and writes the loss as T, or as the compute type when TO_COMPUTE
-/// (the sums, in element order); WITH_GRADIENT writes the gradient too (as T). It loads and stores
-/// in StorageChunks, kInterleave vectors at a time (Note [Interleaved vectors]). A partial last
-/// chunk is copied into a full one and run through the same code, so every element goes through
-/// identical instructions wherever it sits.
+/// tile, the shared loop over LossOp. T is the storage type (float, double, hwy::float16_t,
+/// hwy::bfloat16_t); it computes in float (double for T = double) and writes the loss as T, or as
+/// the compute type when TO_COMPUTE (the sums, in element order); WITH_GRADIENT writes the
+/// gradient too (as T).
 template <class T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool TO_COMPUTE, bool WITH_GRADIENT>
 struct LossKernel {
-  using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  using Out = std::conditional_t<TO_COMPUTE, C, T>;
-  using D = hn::ScalableTag<C>;
-  using V = hn::Vec<D>;
-  using ChunkIo = StorageChunk<T, D>;
-  static constexpr size_t kInputs = 4;  // predict, target, weight, pos_weight
-  static constexpr size_t kVectors = ChunkIo::kVectors;
-  static constexpr size_t kMaxChunk = HWY_MAX_BYTES / sizeof(C) * kVectors;
-  /// Chunks per group of the staged passes: kInterleave vectors (at least one chunk).
-  static constexpr size_t kGroupChunks = kStagedGroupChunks<T, D>;
+  using Op = LossOp<T, HAS_WEIGHT, HAS_POS_WEIGHT, TO_COMPUTE, WITH_GRADIENT>;
 
-  /// The tile's operands, typed, and the values every chunk shares.
-  struct Operands {
-    const T* x;
-    const T* y;
-    const T* w;
-    const T* pw;
-    Out* out;
-    T* g;
-    V dout[kVectors];
-    V scale;
-  };
-
-  /// Computes one chunk from element i of the operands (or of the tile's tail buffers) with the
-  /// operations the staged Block gives each value: the chunks after the last whole group, and the
-  /// padded tail. Forced inline, as the backward's chunk (out of line, the vectors go through memory).
-  template <bool kStream>
-  static HWY_INLINE void Chunk(D d, const Operands& o, size_t i) {
-    V vx[kVectors], vy[kVectors], vw[kVectors], vpw[kVectors], loss[kVectors], gradient[kVectors];
-    for (size_t v = 0; v < kVectors; ++v) vw[v] = vpw[v] = hn::Zero(d);
-    if constexpr (HAS_WEIGHT) ChunkIo::Load(d, o.w + i, vw);
-    if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, o.pw + i, vpw);
-    ChunkIo::Load(d, o.x + i, vx);
-    ChunkIo::Load(d, o.y + i, vy);
-    if constexpr (WITH_GRADIENT) {
-      LossAndGradientVectorN<kVectors, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, o.dout, o.scale, loss, gradient);
-      ChunkIo::template Store<kStream>(d, gradient, o.g + i);
-    } else {
-      LossVectorN<kVectors, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, loss);
-    }
-    if constexpr (TO_COMPUTE) {
-      ChunkIo::StoreCompute(d, loss, o.out + i);
-    } else {
-      ChunkIo::template Store<kStream>(d, loss, o.out + i);
-    }
-  }
-
-  /// Computes @p groups groups (at most kStagedBlockGroups) from element i in three passes over
-  /// the block (Note [Staged passes]): x in the compute type and e = exp(-|x|), then log1p(e),
-  /// then the loss and the gradient one chunk at a time. Each value goes through the operations of
-  /// Chunk, so the same bits.
-  template <bool kStream>
-  static HWY_INLINE void Block(D d, const Operands& o, size_t i, size_t groups, size_t chunk) {
-    constexpr size_t K = kGroupChunks * kVectors;
-    HWY_ALIGN C xs[kStagedBlockLanes<T, D>];
-    HWY_ALIGN C es[kStagedBlockLanes<T, D>];
-    HWY_ALIGN C tails[kStagedBlockLanes<T, D>];
-    const size_t lanes = hn::Lanes(d);
-    StageXAndExp<T, kGroupChunks>(d, o.x + i, groups, chunk, xs, es);
-    StageLog1p<K>(d, es, groups, tails);
-    // The last pass has no long chain: one chunk at a time keeps its many operands in registers.
-    for (size_t c = 0; c < groups * kGroupChunks; ++c) {
-      const size_t at = i + c * chunk;
-      V vx[kVectors], e[kVectors], tail[kVectors], vy[kVectors], vw[kVectors], vpw[kVectors], loss[kVectors],
-          gradient[kVectors];
-      for (size_t v = 0; v < kVectors; ++v) {
-        vx[v] = hn::Load(d, xs + (c * kVectors + v) * lanes);
-        e[v] = hn::Load(d, es + (c * kVectors + v) * lanes);
-        tail[v] = hn::Load(d, tails + (c * kVectors + v) * lanes);
-        vw[v] = vpw[v] = hn::Zero(d);
-      }
-      if constexpr (HAS_WEIGHT) ChunkIo::Load(d, o.w + at, vw);
-      if constexpr (HAS_POS_WEIGHT) ChunkIo::Load(d, o.pw + at, vpw);
-      ChunkIo::Load(d, o.y + at, vy);
-      if constexpr (WITH_GRADIENT) {
-        LossAndGradientFromTailN<kVectors, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, o.dout, o.scale, e, tail,
-                                                                       loss, gradient);
-        ChunkIo::template Store<kStream>(d, gradient, o.g + at);
-      } else {
-        LossFromTailN<kVectors, HAS_WEIGHT, HAS_POS_WEIGHT>(d, vx, vy, vw, vpw, e, tail, loss);
-      }
-      if constexpr (TO_COMPUTE) {
-        ChunkIo::StoreCompute(d, loss, o.out + at);
-      } else {
-        ChunkIo::template Store<kStream>(d, loss, o.out + at);
-      }
-    }
-  }
-
-  static void Compute(const LossTileOperands& io, size_t count) {
-    const D d;
-    const size_t chunk = hn::Lanes(d) * kVectors;
-    // No HWY_RESTRICT: an output may be the very same view as an input (in place); each chunk
-    // is loaded before it is stored.
-    Operands o{static_cast<const T*>(io.predict), static_cast<const T*>(io.target), static_cast<const T*>(io.weight),
-               static_cast<const T*>(io.pos_weight), static_cast<Out*>(io.loss), static_cast<T*>(io.gradient), {},
-               hn::Set(d, static_cast<C>(io.scale))};
-    for (size_t v = 0; v < kVectors; ++v) o.dout[v] = hn::Set(d, 1);
-    if constexpr (WITH_GRADIENT) {
-      if (io.dout != nullptr) {  // through the storage load, as the backward's uniform dout
-        HWY_ALIGN T filled[kMaxChunk];
-        for (size_t k = 0; k < chunk; ++k) filled[k] = static_cast<const T*>(io.dout)[0];
-        ChunkIo::Load(d, filled, o.dout);
-      }
-    }
-    const auto main_loop = [&](auto stream_tag) HWY_ATTR {
-      constexpr bool kStream = decltype(stream_tag)::value;
-      size_t k = 0;
-      const size_t group_elements = kGroupChunks * chunk;
-      while (k + group_elements <= count) {
-        const size_t groups = std::min(kStagedBlockGroups, (count - k) / group_elements);
-        Block<kStream>(d, o, k, groups, chunk);
-        k += groups * group_elements;
-      }
-      for (; k + chunk <= count; k += chunk) Chunk<kStream>(d, o, k);
-      return k;
-    };
-    // Streaming needs every streamed output chunk-aligned (a tile's outputs advance together).
-    const auto aligned = [&](const void* p) {
-      return p == nullptr || reinterpret_cast<uintptr_t>(p) % (chunk * sizeof(T)) == 0;
-    };
-    size_t i;
-    if (ChunkIo::kCanStreamChunk && io.stream_outputs && aligned(o.g) && (TO_COMPUTE || aligned(o.out))) {
-      i = main_loop(std::true_type{});  // unfenced: Note [Streaming stores]
-    } else {
-      i = main_loop(std::false_type{});
-    }
-    if (i >= count) return;
-    // Tail: pad to a full chunk with copies of element i.
-    HWY_ALIGN T buf[kInputs][kMaxChunk];
-    HWY_ALIGN Out out_buf[kMaxChunk];
-    HWY_ALIGN T gradient_buf[kMaxChunk];
-    const size_t rest = count - i;
-    const T* sources[kInputs] = {o.x, o.y, HAS_WEIGHT ? o.w : nullptr, HAS_POS_WEIGHT ? o.pw : nullptr};
-    for (size_t s = 0; s < kInputs; ++s) {
-      if (sources[s] == nullptr) continue;
-      std::memcpy(buf[s], sources[s] + i, rest * sizeof(T));
-      for (size_t k = rest; k < chunk; ++k) buf[s][k] = sources[s][i];
-    }
-    Operands padded = o;
-    padded.x = buf[kPredict];
-    padded.y = buf[kTarget];
-    padded.w = buf[kWeight];
-    padded.pw = buf[kPosWeight];
-    padded.out = out_buf;
-    padded.g = gradient_buf;
-    Chunk<false>(d, padded, 0);
-    std::memcpy(o.out + i, out_buf, rest * sizeof(Out));
-    if constexpr (WITH_GRADIENT) std::memcpy(o.g + i, gradient_buf, rest * sizeof(T));
+  static void Compute(const TileArgs& args, size_t count) {
+    const typename Op::D d;
+    Op op;
+    op.scale = hn::Set(d, static_cast<hn::TFromD<typename Op::D>>(args.scale));
+    for (size_t v = 0; v < Op::kVectors; ++v) op.dout[v] = hn::Set(d, 1);
+    // Through the storage load, as the backward's uniform dout.
+    const T* dout = static_cast<const T*>(args.at[kDout]);
+    if (WITH_GRADIENT && dout != nullptr) LoadUniformChunk(d, dout, op.dout);
+    ElementwiseTile<Op>::Run(op, args, count);
   }
 };
 
 template <class T, bool WITH_GRADIENT>
-constexpr void FillLossKernelsOf(LossTileFn* table, KernelDType dtype) {
+constexpr void FillLossKernelsOf(TileFn* table, KernelDType dtype) {
   const auto put = [&]<bool W, bool PW, bool TO_COMPUTE>() {
     table[MakeLossKernelKey(dtype, W, PW, TO_COMPUTE, WITH_GRADIENT)] =
         &LossKernel<T, W, PW, TO_COMPUTE, WITH_GRADIENT>::Compute;
@@ -374,8 +280,8 @@ bool FillLossKernelPart(LossKernelTable& table) {
   static_assert(kPart != kNativeBFloat16Part || ACLNN_CPU_HAVE_NATIVE_BF16_STORE,
                 "KernelPartCompiled keeps the native bf16 part off this target");
   if (kPart == kNativeBFloat16Part && !CpuHasAvx512Bf16()) return false;
-  FillLossKernelsOf<T, false>(table.compute, kKernelDTypeOf<T>);
-  FillLossKernelsOf<T, true>(table.compute, kKernelDTypeOf<T>);
+  FillLossKernelsOf<T, false>(table.fn, kKernelDTypeOf<T>);
+  FillLossKernelsOf<T, true>(table.fn, kKernelDTypeOf<T>);
   if constexpr (kPart == 0) table.sum_chunk_float = &SumChunksFloat;
   return true;
 }

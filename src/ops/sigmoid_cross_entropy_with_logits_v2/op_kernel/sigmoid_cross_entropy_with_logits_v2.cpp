@@ -43,28 +43,23 @@ SliceLayout LayoutOf(const LossLaunch& launch) {
   return l;
 }
 
-/// The tile operands every compute call of a block shares: dout, the scale, streaming.
-LossTileOperands BlockOperands(const LossLaunch& launch) {
-  LossTileOperands io;
-  io.scale = launch.gradient_scale;
+/// The tile arguments every compute call of a block shares: dout (read once), the scale, streaming.
+TileArgs BlockArgs(const LossLaunch& launch) {
+  TileArgs args;
+  args.scale = launch.gradient_scale;
+  args.read_once = 1u << kDout;
   const Access loss = launch.operands[kLoss].access, gradient = launch.operands[kGradient].access;
-  io.stream_outputs = launch.tiling.nonTemporalOut != 0 && loss != Access::kStaged && gradient != Access::kStaged;
-  return io;
+  args.stream_outputs = launch.tiling.nonTemporalOut != 0 && loss != Access::kStaged && gradient != Access::kStaged;
+  return args;
 }
 
 template <class T>
 void RunNone(const LossLaunch& launch, uint64_t block, char* slice) {
-  LossTileOperands io = BlockOperands(launch);
+  TileArgs args = BlockArgs(launch);
   RunElementwiseBlock<LossTraits, T>(launch.tiling, launch.space, launch.operands, block, slice,
                                      [&](const char* const* at, int64_t count) {
-                                       io.predict = at[kPredict];
-                                       io.target = at[kTarget];
-                                       io.weight = at[kWeight];
-                                       io.pos_weight = at[kPosWeight];
-                                       io.dout = at[kDout];
-                                       io.loss = const_cast<char*>(at[kLoss]);
-                                       io.gradient = const_cast<char*>(at[kGradient]);
-                                       launch.compute(io, static_cast<size_t>(count));
+                                       args.Take(at, kOperandCount);
+                                       launch.compute(args, static_cast<size_t>(count));
                                      });
 }
 
@@ -87,7 +82,7 @@ void RunSums(const LossLaunch& launch, uint64_t block, char* slice) {
       }
     }
   };
-  LossTileOperands io = BlockOperands(launch);
+  TileArgs args = BlockArgs(launch);
   // Element runs arrive in the iteration space's order and the block starts on a chunk boundary
   // (Note [Deterministic reduction]): each run fills the chunk buffer from where it stands.
   RunElementwiseBlock<LossTraits, T>(
@@ -98,14 +93,10 @@ void RunSums(const LossLaunch& launch, uint64_t block, char* slice) {
           const auto offset = [&](const char* p) { return p == nullptr ? nullptr : p + done * static_cast<int64_t>(sizeof(T)); };
           // A constant input's buffer holds its value at every position of a tile, so an offset
           // into it is the value too; dout is the exception, read at its first element only.
-          io.predict = offset(at[kPredict]);
-          io.target = offset(at[kTarget]);
-          io.weight = offset(at[kWeight]);
-          io.pos_weight = offset(at[kPosWeight]);
-          io.dout = at[kDout];
-          io.gradient = const_cast<char*>(offset(at[kGradient]));
-          io.loss = chunk + filled;
-          launch.compute(io, static_cast<size_t>(take));
+          for (const int o : {kPredict, kTarget, kWeight, kPosWeight, kGradient}) args.at[o] = offset(at[o]);
+          args.at[kDout] = at[kDout];
+          args.at[kLoss] = chunk + filled;
+          launch.compute(args, static_cast<size_t>(take));
           filled += static_cast<uint64_t>(take);
           done += take;
           if (filled == buffer_elems) {
@@ -133,20 +124,13 @@ uint64_t BlockChunkCount(const LossLaunch& launch, uint64_t block) {
 }
 
 void RunElementwiseStageBlock(const LossLaunch& launch, uint64_t block, char* slice) {
-  const auto run = [&](auto tag) {
-    using T = decltype(tag);
+  VisitKernelDType(launch.kernel_dtype, [&]<class T>() {
     if (launch.reduction != ReductionType::kNone) {
       RunSums<T>(launch, block, slice);
     } else {
       RunNone<T>(launch, block, slice);
     }
-  };
-  switch (launch.kernel_dtype) {
-    case KernelDType::kFloat: run(float{}); break;
-    case KernelDType::kFloat16: run(Half{}); break;
-    case KernelDType::kBFloat16: run(BFloat16{}); break;
-    case KernelDType::kDouble: run(double{}); break;
-  }
+  });
 }
 
 void RunCombine(const LossLaunch& launch, const char* stage_workspace) {

@@ -11,6 +11,7 @@
 #include "opdev/elementwise_plan.h"
 #include "opdev/elementwise_tiling.h"
 #include "opdev/kernel_dtype.h"
+#include "opdev/kernel_variant.h"
 #include "opdev/reduction.h"
 #include "opdev/strided_iter.h"
 #include "simd/kernel_parts.h"
@@ -46,43 +47,26 @@ struct LossTraits {
 // src/opdev/chunk_reduction.h) over the losses, in chunks of kSumChunkElems.
 using ::aclnn_cpu::kSumChunkElems;
 
-/// One tile's operands, contiguous, in the kernel dtype T; loss is T (none) or the compute type
+/// The tile functions (TileFn over TileArgs, src/opdev/kernel_variant.h): a tile's operands are
+/// at[OperandIndex], all in the kernel dtype T but the loss, which is T (none) or the compute type
 /// (mean and sum: losses for the chunk buffer). weight and pos_weight are read only when present.
-/// The fused call also writes the gradient (T), from dout[0] (null: 1) and scale, exactly as the
-/// backward computes it.
-struct LossTileOperands {
-  const void* predict = nullptr;
-  const void* target = nullptr;
-  const void* weight = nullptr;
-  const void* pos_weight = nullptr;
-  void* loss = nullptr;
-  const void* dout = nullptr;  ///< one value, read at dout[0]; null: 1
-  void* gradient = nullptr;
-  double scale = 1;             ///< the gradient's 1/N for mean (rounded to the compute type), else 1
-  /// Store full, aligned vectors of the loss (reduction none) and the gradient with non-temporal
-  /// stores (values unchanged), left unfenced (Note [Streaming stores], elementwise_block.h).
-  bool stream_outputs = false;
-};
-/// Computes @p count elements (any count >= 0); each result depends only on its element's inputs.
-using LossTileFn = void (*)(const LossTileOperands& io, size_t count);
-
-/// Index of the tile compute: dtype, weight, pos_weight, whether the loss is written in the
-/// compute type (for the sums) rather than the storage type, and whether the gradient is too.
+/// The fused call also writes the gradient (T), from dout (one value, read at its first element;
+/// null: 1) and the scale, exactly as the backward computes it. Each result depends only on its
+/// element's inputs. The variant key: dtype, whether the gradient is written too, weight,
+/// pos_weight, and whether the loss is written in the compute type (for the sums).
+inline constexpr uint32_t kLossKernelFeatures = 4;
 constexpr uint32_t MakeLossKernelKey(KernelDType dtype, bool has_weight, bool has_pos_weight, bool to_compute,
                                      bool with_gradient = false) {
-  return static_cast<uint32_t>(dtype) * 16 + (with_gradient ? 8 : 0) + (has_weight ? 4 : 0) +
-         (has_pos_weight ? 2 : 0) + (to_compute ? 1 : 0);
+  return MakeVariantKey<kLossKernelFeatures>(dtype, {with_gradient, has_weight, has_pos_weight, to_compute});
 }
-inline constexpr uint32_t kLossKernelKeyCount = kKernelDTypeCount * 16;
+inline constexpr uint32_t kLossKernelKeyCount = kVariantKeyCount<kLossKernelFeatures>;
 
 /// Chunks the chunk buffer of a block holds: their losses are computed, then summed together
 /// (Note [Chunks summed side by side]).
 inline constexpr uint64_t kBufferChunks = 4;
 
-struct LossKernelTable {
-  LossTileFn compute[kLossKernelKeyCount];
+struct LossKernelTable : VariantTable<kLossKernelFeatures> {
   ChunkSumFloatFn sum_chunk_float;  ///< the target's SumChunksFloat (src/simd/chunk_sum-inl.h)
-  const char* target_name;
 };
 /// The tile computes of the best SIMD target of this CPU.
 const LossKernelTable& ChosenLossKernelTable();
@@ -92,7 +76,7 @@ struct LossLaunch {
   ElementwiseTilingData tiling;
   KernelDType kernel_dtype = KernelDType::kFloat;
   ReductionType reduction = ReductionType::kNone;
-  LossTileFn compute = nullptr;
+  TileFn compute = nullptr;
   ChunkSumFloatFn sum_chunk_float = nullptr;  ///< mean and sum of fp32 losses
   IterSpace space;
   GlobalOperand operands[kOperandCount];  ///< absent: see Note [Names]

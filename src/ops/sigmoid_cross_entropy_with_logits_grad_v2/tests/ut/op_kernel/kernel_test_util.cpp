@@ -12,6 +12,7 @@
 namespace bce_kernel_test {
 
 using aclnn_cpu::bce_grad::ChosenKernelTable;
+using aclnn_cpu::bce_grad::KernelVariantKey;
 using aclnn_cpu::bce_grad::kDout;
 using aclnn_cpu::bce_grad::kGradient;
 using aclnn_cpu::bce_grad::kOperandCount;
@@ -58,7 +59,10 @@ void OnEverySimdTarget::SetUp() {
   ASSERT_STREQ(ChosenKernelTable().target_name, hwy::TargetName(GetParam()));
 }
 
-ComputeTileFn OnEverySimdTarget::Kernel(uint32_t key) { return ChosenKernelTable().compute[key]; }
+TileFn OnEverySimdTarget::Kernel(uint32_t key) { return SelfKernel(key); }
+
+TileFn SelfKernel(uint32_t key) { return ChosenKernelTable().fn[KernelVariantKey(key, false)]; }
+TileFn TargetKernel(uint32_t key) { return ChosenKernelTable().fn[KernelVariantKey(key, true)]; }
 
 // ---------------------------------------------------------------------------------------------
 
@@ -245,7 +249,7 @@ void HandLaunch::SnapshotInputs() {
 
 void HandLaunch::Run() {
   launch_.tiling_key = MakeTilingKey(dtype_, has_weight(), has_pos_weight());
-  launch_.compute = ChosenKernelTable().compute[launch_.tiling_key];
+  launch_.compute = SelfKernel(launch_.tiling_key);
   const uint64_t block_bytes = BlockWorkspaceBytes(launch_);
   const size_t workspace_bytes = (block_bytes + kAlignment - 1) / kAlignment * kAlignment;
   for (uint64_t block = launch_.tiling.blockDim; block-- > 0;) {
@@ -316,7 +320,7 @@ uint64_t HandLaunch::OutputBits(int64_t linear) const {
 
 // ---------------------------------------------------------------------------------------------
 
-TileRun RunTile(ComputeTileFn fn, uint32_t key, const std::vector<double>& x, const std::vector<double>& y,
+TileRun RunTile(TileFn fn, uint32_t key, const std::vector<double>& x, const std::vector<double>& y,
                 const std::vector<double>& dout, const std::vector<double>& weight,
                 const std::vector<double>& pos_weight, size_t count, double scale, bool stream,
                 size_t out_misalign_elems, bool dout_uniform) {
@@ -337,16 +341,17 @@ TileRun RunTile(ComputeTileFn fn, uint32_t key, const std::vector<double>& x, co
   if (TilingKeyHasPosWeight(key)) bpw = make(pos_weight, n);
   const auto misalign = static_cast<int64_t>(out_misalign_elems);
   GuardedBuffer out(n + misalign, dtype);
-  TileOperands io;
-  io.predict = bx.data();
-  io.target = by.data();
-  io.dout = bdout.data();
-  io.weight = TilingKeyHasWeight(key) ? bw.data() : nullptr;  // absent inputs must not be read
-  io.pos_weight = TilingKeyHasPosWeight(key) ? bpw.data() : nullptr;
-  io.gradient = static_cast<uint8_t*>(out.data()) + out_misalign_elems * out.elem_bytes();
-  io.stream_gradient = stream;
-  io.dout_uniform = dout_uniform;
-  fn(io, count, scale);
+  TileArgs io;
+  io.at[kPredict] = bx.data();
+  io.at[kTarget] = by.data();
+  io.at[kDout] = bdout.data();
+  io.at[kWeight] = TilingKeyHasWeight(key) ? bw.data() : nullptr;  // absent inputs must not be read
+  io.at[kPosWeight] = TilingKeyHasPosWeight(key) ? bpw.data() : nullptr;
+  io.at[kGradient] = static_cast<uint8_t*>(out.data()) + out_misalign_elems * out.elem_bytes();
+  io.stream_outputs = stream;
+  if (dout_uniform) io.read_once = 1u << kDout;
+  io.scale = scale;
+  fn(io, count);
   TileRun run;
   run.guards_intact = out.GuardsIntact();
   for (int64_t i = 0; i < misalign; ++i) run.guards_intact &= out.IsPoison(i);

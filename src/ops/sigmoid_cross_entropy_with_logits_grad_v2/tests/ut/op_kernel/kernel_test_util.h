@@ -22,12 +22,18 @@ using aclnn_cpu::BFloat16;
 using aclnn_cpu::Half;
 using aclnn_cpu::IterSpace;
 using aclnn_cpu::bce_grad::Access;
-using aclnn_cpu::bce_grad::ComputeTileFn;
 using aclnn_cpu::bce_grad::KernelDType;
 using aclnn_cpu::bce_grad::KernelLaunch;
 using aclnn_cpu::bce_grad::OperandIndex;
 using aclnn_cpu::bce_grad::SigmoidCrossEntropyWithLogitsGradV2TilingData;
-using aclnn_cpu::bce_grad::TileOperands;
+using aclnn_cpu::TileArgs;
+using aclnn_cpu::TileFn;
+using aclnn_cpu::bce_grad::kDout;
+using aclnn_cpu::bce_grad::kGradient;
+using aclnn_cpu::bce_grad::kPosWeight;
+using aclnn_cpu::bce_grad::kPredict;
+using aclnn_cpu::bce_grad::kTarget;
+using aclnn_cpu::bce_grad::kWeight;
 
 inline constexpr KernelDType kAllKernelDTypes[] = {KernelDType::kFloat, KernelDType::kFloat16,
                                                     KernelDType::kBFloat16, KernelDType::kDouble};
@@ -36,18 +42,28 @@ inline constexpr KernelDType kAllKernelDTypes[] = {KernelDType::kFloat, KernelDT
 /// of it cover every narrower target's vector and unrolled-loop boundaries too.
 inline constexpr size_t kWidestVectorBytes = 64;
 
-/// The tile operands of a compute call over host vectors @p in (x, y, dout, weight, pos_weight)
+/// The tile arguments of a compute call over host vectors @p in (x, y, dout, weight, pos_weight)
 /// writing @p out.
 template <class Inputs, class T>
-TileOperands TileOperandsOver(const Inputs& in, T* out) {
-  TileOperands io;
-  io.predict = in.x.data();
-  io.target = in.y.data();
-  io.dout = in.dout.data();
-  io.weight = in.weight.data();
-  io.pos_weight = in.pos_weight.data();
-  io.gradient = out;
+TileArgs TileOperandsOver(const Inputs& in, T* out) {
+  TileArgs io;
+  io.at[kPredict] = in.x.data();
+  io.at[kTarget] = in.y.data();
+  io.at[kDout] = in.dout.data();
+  io.at[kWeight] = in.weight.data();
+  io.at[kPosWeight] = in.pos_weight.data();
+  io.at[kGradient] = out;
   return io;
+}
+
+/// The chosen SIMD target's kernel of tiling key @p key: the gradient with respect to self, or
+/// (TargetKernel) to the target.
+TileFn SelfKernel(uint32_t key);
+TileFn TargetKernel(uint32_t key);
+/// Calls @p fn over @p count elements of @p args with the scale @p scale.
+inline void CallTile(TileFn fn, TileArgs args, size_t count, double scale) {
+  args.scale = scale;
+  fn(args, count);
 }
 
 aclDataType AclDTypeOf(KernelDType dtype);
@@ -70,7 +86,7 @@ class OnEverySimdTarget : public acl_test::OnEverySimdTargetTest {
  protected:
   void SetUp() override;
   /// The kernels of the target under test (HWY_DYNAMIC_DISPATCH on each call, as the library does).
-  static ComputeTileFn Kernel(uint32_t key);
+  static TileFn Kernel(uint32_t key);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -205,7 +221,7 @@ struct TileRun {
   std::vector<double> values;   // output elements widened
   bool guards_intact = true;
 };
-TileRun RunTile(ComputeTileFn fn, uint32_t key, const std::vector<double>& x, const std::vector<double>& y,
+TileRun RunTile(TileFn fn, uint32_t key, const std::vector<double>& x, const std::vector<double>& y,
                 const std::vector<double>& dout, const std::vector<double>& weight,
                 const std::vector<double>& pos_weight, size_t count, double scale, bool stream = false,
                 size_t out_misalign_elems = 0, bool dout_uniform = false);

@@ -1,4 +1,4 @@
-// The per-tile compute functions (ChosenKernelTable().compute[key]) called directly, XNNPACK
+// The per-tile compute functions (SelfKernel(key), TargetKernel(key): ChosenKernelTable().fn) called directly, XNNPACK
 // style: every tiling key, counts from 0 past several vectors and the unrolled loop, on every
 // SIMD target.
 #include <gtest/gtest.h>
@@ -51,7 +51,7 @@ TileInputs RandomInputs(uint32_t key, size_t n, uint64_t seed) {
 }
 
 TileRun RunKey(uint32_t key, const TileInputs& in, size_t count, double scale, bool stream = false, size_t misalign = 0) {
-  return RunTile(ChosenKernelTable().compute[key], key, in.x, in.y, in.dout, in.weight, in.pos_weight, count, scale,
+  return RunTile(SelfKernel(key), key, in.x, in.y, in.dout, in.weight, in.pos_weight, count, scale,
                  stream, misalign);
 }
 
@@ -114,13 +114,12 @@ TEST_P(KernelComputeTile, StagedBlocksGiveTheBitsOfElementsComputedAFewAtATime) 
   // than any chunk, so through the padded, unstaged group alone. Both gradients: with respect to
   // self and to the target.
   constexpr size_t kWindow = 3;
-  const aclnn_cpu::bce_grad::KernelTable& table = ChosenKernelTable();
   for (uint32_t key = 0; key < kTilingKeyCount; ++key) {
     const size_t lanes = MaxLanes(key);
     const size_t n = 2 * 32 * lanes + 3 * 4 * lanes + lanes + 5;
     const TileInputs in = RandomInputs(key, n, 90 + key);
-    for (const aclnn_cpu::bce_grad::ComputeTileFn fn : {table.compute[key], table.target_compute[key]}) {
-      const std::string label = TilingKeyLabel(key) + (fn == table.compute[key] ? " (self)" : " (target)");
+    for (const TileFn fn : {SelfKernel(key), TargetKernel(key)}) {
+      const std::string label = TilingKeyLabel(key) + (fn == SelfKernel(key) ? " (self)" : " (target)");
       const TileRun full = RunTile(fn, key, in.x, in.y, in.dout, in.weight, in.pos_weight, n, 0.5);
       ASSERT_TRUE(full.guards_intact) << label;
       for (size_t start = 0; start < n; start += kWindow) {
@@ -164,7 +163,7 @@ TEST_P(KernelComputeTile, UniformDoutGivesTheBitsOfTheMaterializedDout) {
       for (size_t count = 0; count <= MaxCount(key); ++count) {
         for (bool stream : {false, true}) {
           const TileRun materialized = RunKey(key, in, count, 0.25, stream);
-          const TileRun uniform = RunTile(ChosenKernelTable().compute[key], key, in.x, in.y, in.dout, in.weight,
+          const TileRun uniform = RunTile(SelfKernel(key), key, in.x, in.y, in.dout, in.weight,
                                           in.pos_weight, count, 0.25, stream, 0, /*dout_uniform=*/true);
           ASSERT_TRUE(uniform.guards_intact) << TilingKeyLabel(key) << " count " << count;
           ASSERT_EQ(uniform.bits, materialized.bits)
@@ -193,15 +192,15 @@ TEST_P(KernelComputeTile, OutputMayAliasPredictOrDoutExactly) {
         w.Set(k, in.weight[i]);
         pw.Set(k, in.pos_weight[i]);
       }
-      TileOperands io;
-      io.predict = x.data();
-      io.target = y.data();
-      io.dout = dout.data();
-      io.weight = TilingKeyHasWeight(key) ? w.data() : nullptr;
-      io.pos_weight = TilingKeyHasPosWeight(key) ? pw.data() : nullptr;
+      TileArgs io;
+      io.at[kPredict] = x.data();
+      io.at[kTarget] = y.data();
+      io.at[kDout] = dout.data();
+      io.at[kWeight] = TilingKeyHasWeight(key) ? w.data() : nullptr;
+      io.at[kPosWeight] = TilingKeyHasPosWeight(key) ? pw.data() : nullptr;
       GuardedBuffer& out = aliased == 0 ? x : dout;
-      io.gradient = out.data();
-      ChosenKernelTable().compute[key](io, n, 1.0);
+      io.at[kGradient] = out.data();
+      CallTile(SelfKernel(key), io, n, 1.0);
       for (size_t i = 0; i < n; ++i) {
         ASSERT_EQ(out.Bits(static_cast<int64_t>(i)), separate.bits[i])
             << TilingKeyLabel(key) << (aliased == 0 ? " in place of predict" : " in place of dout") << ", element " << i;
@@ -212,7 +211,10 @@ TEST_P(KernelComputeTile, OutputMayAliasPredictOrDoutExactly) {
 
 TEST_P(KernelComputeTile, TableHasAKernelForEveryKeyAndNamesItsTarget) {
   const auto& table = ChosenKernelTable();
-  for (uint32_t key = 0; key < kTilingKeyCount; ++key) EXPECT_NE(table.compute[key], nullptr) << key;
+  for (uint32_t key = 0; key < kTilingKeyCount; ++key) {
+    EXPECT_NE(SelfKernel(key), nullptr) << key;
+    EXPECT_NE(TargetKernel(key), nullptr) << key;
+  }
   EXPECT_STREQ(table.target_name, target_name());
 }
 

@@ -25,7 +25,6 @@ using aclnn_cpu::BFloat16ToFloat;
 using aclnn_cpu::FloatToBFloat16;
 using aclnn_cpu::FloatToHalf;
 using aclnn_cpu::HalfToFloat;
-using aclnn_cpu::bce_grad::ChosenKernelTable;
 using aclnn_cpu::bce_grad::MakeTilingKey;
 
 class KernelNarrowing : public OnEverySimdTarget {};
@@ -78,8 +77,7 @@ struct RawInputs {
 template <class T>
 std::vector<T> RunRaw(uint32_t key, const RawInputs<T>& in, double scale) {
   std::vector<T> out(in.x.size());
-  const TileOperands io = TileOperandsOver(in, out.data());
-  ChosenKernelTable().compute[key](io, out.size(), scale);
+  CallTile(SelfKernel(key), TileOperandsOver(in, out.data()), out.size(), scale);
   return out;
 }
 

@@ -12,7 +12,6 @@
 namespace bce_kernel_test {
 namespace {
 
-using aclnn_cpu::bce_grad::ChosenKernelTable;
 using aclnn_cpu::bce_grad::MakeTilingKey;
 
 class KernelSpecialValues : public OnEverySimdTarget {};
@@ -54,7 +53,7 @@ struct Grid {
 /// Runs key (dtype, weight, pos_weight) on the grid and checks each element against the reference.
 void ExpectGridMatchesReference(KernelDType dtype, bool weight, bool pos_weight, const Grid& g, bool expect_finite) {
   const uint32_t key = MakeTilingKey(dtype, weight, pos_weight);
-  const TileRun run = RunTile(ChosenKernelTable().compute[key], key, g.x, g.y, g.dout, g.weight, g.pos_weight,
+  const TileRun run = RunTile(SelfKernel(key), key, g.x, g.y, g.dout, g.weight, g.pos_weight,
                               g.x.size(), 1.0);
   ASSERT_TRUE(run.guards_intact);
   for (size_t i = 0; i < g.x.size(); ++i) {
@@ -96,7 +95,7 @@ TEST_P(KernelSpecialValues, InfiniteLogitsGiveTheLimitsOfTheGradient) {
       for (double y : {0.0, 0.25, 1.0}) g.Add(x, y, 1.0, 1.0, 3.0);
     }
     const uint32_t key = MakeTilingKey(dtype, false, true);
-    const TileRun run = RunTile(ChosenKernelTable().compute[key], key, g.x, g.y, g.dout, g.weight, g.pos_weight,
+    const TileRun run = RunTile(SelfKernel(key), key, g.x, g.y, g.dout, g.weight, g.pos_weight,
                                 g.x.size(), 1.0);
     for (size_t i = 0; i < g.x.size(); ++i) {
       const double expected = g.x[i] > 0 ? 1.0 - g.y[i] : -3.0 * g.y[i];
@@ -112,7 +111,7 @@ TEST_P(KernelSpecialValues, ZeroLogitOfEitherSignGivesHalfMinusTarget) {
       for (double y : {0.0, 0.5, 1.0}) g.Add(x, y, 1.0, 1.0, 1.0);
     }
     const uint32_t key = MakeTilingKey(dtype, false, false);
-    const TileRun run = RunTile(ChosenKernelTable().compute[key], key, g.x, g.y, g.dout, g.weight, g.pos_weight,
+    const TileRun run = RunTile(SelfKernel(key), key, g.x, g.y, g.dout, g.weight, g.pos_weight,
                                 g.x.size(), 1.0);
     for (size_t i = 0; i < g.x.size(); ++i) {
       EXPECT_EQ(run.values[i], 0.5 - g.y[i]) << KernelDTypeLabel(dtype) << " x=" << g.x[i] << " y=" << g.y[i];
@@ -130,7 +129,7 @@ TEST_P(KernelSpecialValues, NaNInAnyOperandGivesNaN) {
         g.Add(v[0], v[1], v[2], v[3], v[4]);
       }
       const uint32_t key = MakeTilingKey(dtype, true, true);
-      const TileRun run = RunTile(ChosenKernelTable().compute[key], key, g.x, g.y, g.dout, g.weight, g.pos_weight,
+      const TileRun run = RunTile(SelfKernel(key), key, g.x, g.y, g.dout, g.weight, g.pos_weight,
                                   g.x.size(), 1.0);
       for (size_t i = 0; i < g.x.size(); ++i) {
         EXPECT_TRUE(std::isnan(run.values[i])) << KernelDTypeLabel(dtype) << " NaN in operand " << operand
@@ -145,7 +144,7 @@ TEST_P(KernelSpecialValues, NaNScaleGivesNaN) {
     Grid g{dtype, {}, {}, {}, {}, {}};
     g.Add(1.0, 0.5, 1.0, 1.0, 1.0);
     const uint32_t key = MakeTilingKey(dtype, false, false);
-    const TileRun run = RunTile(ChosenKernelTable().compute[key], key, g.x, g.y, g.dout, g.weight, g.pos_weight, 1, kNaN);
+    const TileRun run = RunTile(SelfKernel(key), key, g.x, g.y, g.dout, g.weight, g.pos_weight, 1, kNaN);
     EXPECT_TRUE(std::isnan(run.values[0])) << KernelDTypeLabel(dtype);
   }
 }
@@ -208,12 +207,12 @@ void ExpectExpOfNegativeLogitsWithinOneUlp(KernelDType dtype, double lowest, dou
   y.assign(x.size(), F{0});
   dout.assign(x.size(), F{1});
   out.assign(x.size(), F{-1});
-  TileOperands io;
-  io.predict = x.data();
-  io.target = y.data();
-  io.dout = dout.data();
-  io.gradient = out.data();
-  ChosenKernelTable().compute[MakeTilingKey(dtype, false, false)](io, x.size(), 1.0);
+  TileArgs io;
+  io.at[kPredict] = x.data();
+  io.at[kTarget] = y.data();
+  io.at[kDout] = dout.data();
+  io.at[kGradient] = out.data();
+  CallTile(SelfKernel(MakeTilingKey(dtype, false, false)), io, x.size(), 1.0);
   int64_t failures = 0;
   for (size_t i = 0; i < x.size(); ++i) {
     const double exact = std::exp(static_cast<double>(x[i]));

@@ -17,7 +17,6 @@
 namespace bce_kernel_test {
 namespace {
 
-using aclnn_cpu::bce_grad::ChosenKernelTable;
 using aclnn_cpu::bce_grad::MakeTilingKey;
 
 constexpr size_t kElements = 1 << 18;
@@ -67,8 +66,7 @@ Inputs<F> RandomInputs(bool hard_labels, uint64_t seed) {
 template <class F>
 std::vector<F> RunOnCurrentTarget(uint32_t key, const Inputs<F>& in, double scale) {
   std::vector<F> out(kElements);
-  const TileOperands io = TileOperandsOver(in, out.data());
-  ChosenKernelTable().compute[key](io, kElements, scale);
+  CallTile(SelfKernel(key), TileOperandsOver(in, out.data()), kElements, scale);
   return out;
 }
 

@@ -115,16 +115,16 @@ TileRun RunTile(uint32_t key, KernelDType dtype, const TileInputs& in, size_t of
     return std::vector<uint8_t>(begin, begin + static_cast<ptrdiff_t>(count * size));
   };
   const std::vector<uint8_t> x = part(in.x), y = part(in.y), w = part(in.weight), pw = part(in.pos_weight);
-  LossTileOperands io;
-  io.predict = x.data();
-  io.target = y.data();
-  io.weight = w.data();
-  io.pos_weight = pw.data();
-  io.loss = loss.data();
-  io.dout = with_gradient ? in.dout.data() : nullptr;
-  io.gradient = with_gradient ? gradient.data() : nullptr;
+  TileArgs io;
+  io.at[kPredict] = x.data();
+  io.at[kTarget] = y.data();
+  io.at[kWeight] = w.data();
+  io.at[kPosWeight] = pw.data();
+  io.at[kLoss] = loss.data();
+  io.at[kDout] = with_gradient ? in.dout.data() : nullptr;
+  io.at[kGradient] = with_gradient ? gradient.data() : nullptr;
   io.scale = 0.25;
-  ChosenLossKernelTable().compute[key](io, count);
+  ChosenLossKernelTable().fn[key](io, count);
   TileRun run;
   for (size_t b = count * loss_size; b < loss.size(); ++b) run.guards_intact &= loss[b] == kPoison;
   for (size_t b = count * size; b < gradient.size(); ++b) run.guards_intact &= gradient[b] == kPoison;
@@ -218,11 +218,11 @@ TEST_P(LossComputeTile, ExceptionalLanesGiveTheLimitsWhateverTheirNeighbours) {
     x[at] = inf;
     y[at] = 1;
     if (at % 3 == 0) x[(at + 7) % 80] = std::numeric_limits<float>::quiet_NaN();
-    LossTileOperands io;
-    io.predict = x.data();
-    io.target = y.data();
-    io.loss = out.data();
-    ChosenLossKernelTable().compute[MakeLossKernelKey(KernelDType::kFloat, false, false, false)](io, x.size());
+    TileArgs io;
+    io.at[kPredict] = x.data();
+    io.at[kTarget] = y.data();
+    io.at[kLoss] = out.data();
+    ChosenLossKernelTable().fn[MakeLossKernelKey(KernelDType::kFloat, false, false, false)](io, x.size());
     ASSERT_EQ(out[at], 0.0f) << "x = +inf, y = 1 at " << at;
     for (size_t i = 0; i < x.size(); ++i) {
       if (std::isnan(x[i])) {
