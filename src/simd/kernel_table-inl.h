@@ -15,6 +15,8 @@
 #include <utility>
 
 #include "hwy/highway.h"
+#include "opdev/kernel_variant.h"
+#include "simd/convert-inl.h"
 #include "simd/kernel_parts.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -38,8 +40,77 @@ Table BuildKernelTable(FillPart fill_part) {
   return table;
 }
 
+/// Calls f.template operator()<F...>() for every combination of N bools, false before true and the
+/// first the slowest (the order of their variant keys).
+template <size_t N, bool... F, class Fn>
+HWY_INLINE void ForEachFeatureCombination(Fn& f) {
+  if constexpr (sizeof...(F) == N) {
+    f.template operator()<F...>();
+  } else {
+    ForEachFeatureCombination<N, F..., false>(f);
+    ForEachFeatureCombination<N, F..., true>(f);
+  }
+}
+
+/// Fills @p table's variants of kernel part kPart's element type T: for every combination F... of
+/// the table's feature bits, fn[MakeVariantKey(dtype of T, {F...})] = variant.template
+/// operator()<T, F...>() (the operator's tile function of that variant). False, leaving the table
+/// as it is, for the native bf16 part where this CPU has no AVX512-BF16 (targets without it
+/// compile no such part: KernelPartCompiled). The operator's part filler, which the part files
+/// instantiate (ACLNN_KERNEL_PART_INSTANCE), calls this.
+template <size_t kPart, class Table, class Variant>
+bool FillVariantsOfPart(Table& table, Variant variant) {
+  using T = KernelPartElement<kPart>;
+  static_assert(kPart != kNativeBFloat16Part || ACLNN_CPU_HAVE_NATIVE_BF16_STORE,
+                "KernelPartCompiled keeps the native bf16 part off this target");
+  if (kPart == kNativeBFloat16Part && !CpuHasAvx512Bf16()) return false;
+  const auto put = [&]<bool... F>() {
+    table.fn[MakeVariantKey<Table::kFeatures>(kKernelDTypeOf<T>, {F...})] = variant.template operator()<T, F...>();
+  };
+  ForEachFeatureCombination<Table::kFeatures>(put);
+  return true;
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace aclnn_cpu
 HWY_AFTER_NAMESPACE();
 
 #endif  // ACLNN_CPU_SIMD_KERNEL_TABLE_INL_H_
+
+#ifndef ACLNN_CPU_SIMD_KERNEL_TABLE_MACROS_
+#define ACLNN_CPU_SIMD_KERNEL_TABLE_MACROS_
+/// An operator's part file (one unit per SIMD target and part, Note [One target per translation
+/// unit]): instantiates the part filler FILL_PART<ACLNN_KERNEL_PART>(TABLE&) of namespace NS's
+/// per-target namespace. No HWY_BEFORE_NAMESPACE: the instantiation takes the target attributes of
+/// the template's definition in the -inl.h, and clang rejects a target region that declares no
+/// function.
+#define ACLNN_KERNEL_PART_INSTANCE(NS, FILL_PART, TABLE)                                                  \
+  namespace NS::HWY_NAMESPACE {                                                                          \
+  static_assert(ACLNN_KERNEL_PART < ::aclnn_cpu::kKernelPartCount, "aclnn_add_kernel_parts: PARTS too large"); \
+  template bool FILL_PART<ACLNN_KERNEL_PART>(TABLE & table);                                              \
+  }
+
+/// An operator's dispatch file, compiled through hwy/foreach_target.h: per target, GET_TABLE()
+/// returns that target's TABLE, built from the parts (BuildKernelTable) by FILL_PART (defined in
+/// the -inl.h, instantiated in the part files).
+#define ACLNN_KERNEL_TABLE_OF_TARGET(NS, TABLE, FILL_PART, GET_TABLE)                                \
+  HWY_BEFORE_NAMESPACE();                                                                          \
+  namespace NS::HWY_NAMESPACE {                                                                    \
+  template <size_t kPart>                                                                          \
+  bool FILL_PART(TABLE& table);                                                                    \
+  const TABLE* GET_TABLE() {                                                                       \
+    static const TABLE table = ::aclnn_cpu::HWY_NAMESPACE::BuildKernelTable<TABLE>(                \
+        [](TABLE& t, auto part) { FILL_PART<decltype(part)::value>(t); });                         \
+    return &table;                                                                                 \
+  }                                                                                                \
+  }                                                                                                \
+  HWY_AFTER_NAMESPACE()
+
+/// The same file's run-time dispatch (under #if HWY_ONCE): CHOSEN() returns the table of the best
+/// SIMD target of this CPU (HWY_DYNAMIC_DISPATCH, so tests can pick another).
+#define ACLNN_KERNEL_TABLE_DISPATCH(NS, TABLE, GET_TABLE, CHOSEN)                    \
+  namespace NS {                                                                   \
+  HWY_EXPORT(GET_TABLE);                                                           \
+  const TABLE& CHOSEN() { return *HWY_DYNAMIC_DISPATCH(GET_TABLE)(); }             \
+  }
+#endif  // ACLNN_CPU_SIMD_KERNEL_TABLE_MACROS_

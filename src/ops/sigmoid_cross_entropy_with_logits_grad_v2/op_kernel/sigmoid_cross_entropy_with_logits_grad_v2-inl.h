@@ -19,6 +19,7 @@
 #include "simd/convert-inl.h"
 #include "simd/exp-inl.h"
 #include "simd/kernel_parts.h"
+#include "simd/kernel_table-inl.h"
 #include "simd/log1p-inl.h"
 #include "simd/staged-inl.h"
 
@@ -31,6 +32,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // The shared SIMD pieces (src/simd/): storage loads and stores, exp.
 using ::aclnn_cpu::HWY_NAMESPACE::ElementwiseTile;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
+using ::aclnn_cpu::HWY_NAMESPACE::FillVariantsOfPart;
 using ::aclnn_cpu::HWY_NAMESPACE::LoadUniformChunk;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
 using ::aclnn_cpu::HWY_NAMESPACE::StagedForm;
@@ -278,33 +280,13 @@ struct Kernel {
   }
 };
 
-template <class T>
-constexpr void FillKernels(KernelTable& table, KernelDType dtype) {
-  const auto put = [&]<bool OF_TARGET, bool W, bool PW>() {
-    table.fn[KernelVariantKey(MakeTilingKey(dtype, W, PW), OF_TARGET)] = &Kernel<T, W, PW, OF_TARGET>::Compute;
-  };
-  put.template operator()<false, false, false>();
-  put.template operator()<false, false, true>();
-  put.template operator()<false, true, false>();
-  put.template operator()<false, true, true>();
-  put.template operator()<true, false, false>();
-  put.template operator()<true, false, true>();
-  put.template operator()<true, true, false>();
-  put.template operator()<true, true, true>();
-}
-
-/// Fills @p table's kernels of element type KernelPartElement<kPart> (Note [One target per
-/// translation unit], src/simd/kernel_parts.h); false, leaving it as it is, for the native bf16
-/// part where this CPU has no AVX512-BF16 (targets without it compile no such part:
-/// KernelPartCompiled). Instantiated by the part file.
+/// Fills @p table's variants of kernel part kPart's element type (FillVariantsOfPart, Note [One
+/// target per translation unit]); instantiated by the part file.
 template <size_t kPart>
 bool FillKernelPart(KernelTable& table) {
-  using T = KernelPartElement<kPart>;
-  static_assert(kPart != kNativeBFloat16Part || ACLNN_CPU_HAVE_NATIVE_BF16_STORE,
-                "KernelPartCompiled keeps the native bf16 part off this target");
-  if (kPart == kNativeBFloat16Part && !CpuHasAvx512Bf16()) return false;
-  FillKernels<T>(table, kKernelDTypeOf<T>);
-  return true;
+  return FillVariantsOfPart<kPart>(table, []<class T, bool OF_TARGET, bool W, bool PW>() {
+    return &Kernel<T, W, PW, OF_TARGET>::Compute;  // the key's features: KernelVariantKey
+  });
 }
 
 }  // namespace HWY_NAMESPACE

@@ -8,34 +8,8 @@
 #include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
 #include "simd/kernel_table-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace aclnn_cpu {
-namespace bce_grad {
-namespace HWY_NAMESPACE {
-
-// Defined in the -inl.h; instantiated, one part each, in the part files.
-template <size_t kPart>
-bool FillKernelPart(KernelTable& table);
-
-const KernelTable* GetKernelTable() {
-  static const KernelTable table = aclnn_cpu::HWY_NAMESPACE::BuildKernelTable<KernelTable>(
-      [](KernelTable& t, auto part) { FillKernelPart<decltype(part)::value>(t); });
-  return &table;
-}
-
-}  // namespace HWY_NAMESPACE
-}  // namespace bce_grad
-}  // namespace aclnn_cpu
-HWY_AFTER_NAMESPACE();
+ACLNN_KERNEL_TABLE_OF_TARGET(aclnn_cpu::bce_grad, KernelTable, FillKernelPart, GetKernelTable);
 
 #if HWY_ONCE
-namespace aclnn_cpu {
-namespace bce_grad {
-
-HWY_EXPORT(GetKernelTable);
-
-const KernelTable& ChosenKernelTable() { return *HWY_DYNAMIC_DISPATCH(GetKernelTable)(); }
-
-}  // namespace bce_grad
-}  // namespace aclnn_cpu
+ACLNN_KERNEL_TABLE_DISPATCH(aclnn_cpu::bce_grad, KernelTable, GetKernelTable, ChosenKernelTable)
 #endif  // HWY_ONCE

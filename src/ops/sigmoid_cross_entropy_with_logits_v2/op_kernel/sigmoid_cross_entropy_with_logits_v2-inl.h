@@ -22,6 +22,7 @@
 #include "simd/convert-inl.h"
 #include "simd/exp-inl.h"
 #include "simd/kernel_parts.h"
+#include "simd/kernel_table-inl.h"
 #include "simd/log1p-inl.h"
 #include "simd/chunk_sum-inl.h"
 #include "simd/staged-inl.h"
@@ -37,6 +38,7 @@ using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromQuotientN;
 using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SignQuotient;
 using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SignTerms;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
+using ::aclnn_cpu::HWY_NAMESPACE::FillVariantsOfPart;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
 using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPairFromExp;
 using ::aclnn_cpu::HWY_NAMESPACE::ElementwiseTile;
@@ -254,36 +256,15 @@ struct LossKernel {
   }
 };
 
-template <class T, bool WITH_GRADIENT>
-constexpr void FillLossKernelsOf(TileFn* table, KernelDType dtype) {
-  const auto put = [&]<bool W, bool PW, bool TO_COMPUTE>() {
-    table[MakeLossKernelKey(dtype, W, PW, TO_COMPUTE, WITH_GRADIENT)] =
-        &LossKernel<T, W, PW, TO_COMPUTE, WITH_GRADIENT>::Compute;
-  };
-  put.template operator()<false, false, false>();
-  put.template operator()<false, true, false>();
-  put.template operator()<true, false, false>();
-  put.template operator()<true, true, false>();
-  put.template operator()<false, false, true>();
-  put.template operator()<false, true, true>();
-  put.template operator()<true, false, true>();
-  put.template operator()<true, true, true>();
-}
-
-/// Fills @p table's kernels of element type KernelPartElement<kPart>, without and with the
-/// gradient (Note [One target per translation unit], src/simd/kernel_parts.h); the first part also
-/// the chunk sum. False, leaving the table as it is, for the native bf16 part where this CPU has
-/// no AVX512-BF16 (targets without it compile no such part: KernelPartCompiled).
+/// Fills @p table's variants of kernel part kPart's element type, without and with the gradient
+/// (FillVariantsOfPart, Note [One target per translation unit]); the first part also the chunk
+/// sum. Instantiated by the part file.
 template <size_t kPart>
 bool FillLossKernelPart(LossKernelTable& table) {
-  using T = KernelPartElement<kPart>;
-  static_assert(kPart != kNativeBFloat16Part || ACLNN_CPU_HAVE_NATIVE_BF16_STORE,
-                "KernelPartCompiled keeps the native bf16 part off this target");
-  if (kPart == kNativeBFloat16Part && !CpuHasAvx512Bf16()) return false;
-  FillLossKernelsOf<T, false>(table.fn, kKernelDTypeOf<T>);
-  FillLossKernelsOf<T, true>(table.fn, kKernelDTypeOf<T>);
   if constexpr (kPart == 0) table.sum_chunk_float = &SumChunksFloat;
-  return true;
+  return FillVariantsOfPart<kPart>(table, []<class T, bool WITH_GRADIENT, bool W, bool PW, bool TO_COMPUTE>() {
+    return &LossKernel<T, W, PW, TO_COMPUTE, WITH_GRADIENT>::Compute;  // the key's features: MakeLossKernelKey
+  });
 }
 
 }  // namespace HWY_NAMESPACE

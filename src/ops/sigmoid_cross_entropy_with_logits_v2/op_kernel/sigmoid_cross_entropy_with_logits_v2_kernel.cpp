@@ -8,32 +8,8 @@
 #include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 #include "simd/kernel_table-inl.h"
 
-HWY_BEFORE_NAMESPACE();
-namespace aclnn_cpu {
-namespace bce_loss {
-namespace HWY_NAMESPACE {
-
-// Defined in the -inl.h; instantiated, one part each, in the part files.
-template <size_t kPart>
-bool FillLossKernelPart(LossKernelTable& table);
-
-const LossKernelTable* GetLossKernelTable() {
-  static const LossKernelTable table = aclnn_cpu::HWY_NAMESPACE::BuildKernelTable<LossKernelTable>(
-      [](LossKernelTable& t, auto part) { FillLossKernelPart<decltype(part)::value>(t); });
-  return &table;
-}
-
-}  // namespace HWY_NAMESPACE
-}  // namespace bce_loss
-}  // namespace aclnn_cpu
-HWY_AFTER_NAMESPACE();
+ACLNN_KERNEL_TABLE_OF_TARGET(aclnn_cpu::bce_loss, LossKernelTable, FillLossKernelPart, GetLossKernelTable);
 
 #if HWY_ONCE
-namespace aclnn_cpu::bce_loss {
-
-HWY_EXPORT(GetLossKernelTable);
-
-const LossKernelTable& ChosenLossKernelTable() { return *HWY_DYNAMIC_DISPATCH(GetLossKernelTable)(); }
-
-}  // namespace aclnn_cpu::bce_loss
+ACLNN_KERNEL_TABLE_DISPATCH(aclnn_cpu::bce_loss, LossKernelTable, GetLossKernelTable, ChosenLossKernelTable)
 #endif  // HWY_ONCE
