@@ -9,6 +9,7 @@
 #include "common/dtype.h"
 #include "common/error.h"
 #include "opdev/elementwise_plan.h"
+#include "opdev/first_phase.h"
 #include "opdev/kernel_dtype.h"
 #include "opdev/plan_cache.h"
 #include "opdev/tensor_checks.h"
@@ -37,19 +38,6 @@ constexpr GradientCall kTargetGradient{"aclnnBinaryCrossEntropyWithLogitsTargetB
 // Each first phase's plans in the plan cache (Note [Plan cache]).
 constexpr PlanTag kInputGradientPlans{kInputGradient.first_phase};
 constexpr PlanTag kTargetGradientPlans{kTargetGradient.first_phase};
-
-aclnnStatus CheckNotNull(const GradientCall& call, const aclTensor* gradOutput, const aclTensor* self,
-                         const aclTensor* target, const aclTensor* out, const uint64_t* workspaceSize,
-                         aclOpExecutor* const* executor) {
-  const char* phase = call.first_phase;
-  const NamedTensor required[] = {{"gradOutput", gradOutput}, {"self", self}, {"target", target}, {call.out_name, out}};
-  for (const auto& t : required) {
-    if (t.tensor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, phase, ": ", t.name, " must not be null");
-  }
-  if (workspaceSize == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, phase, ": workspaceSize must not be null");
-  if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, phase, ": executor must not be null");
-  return ACLNN_SUCCESS;
-}
 
 // Note [Aliasing]
 // out is written element by element while the inputs are read, so out must not share memory with
@@ -122,7 +110,8 @@ aclnnStatus GetWorkspaceSize(const GradientCall& call, const aclTensor* gradOutp
                              aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor) {
   // 1. required pointers
   const char* const kFirstPhase = call.first_phase;
-  if (aclnnStatus s = CheckNotNull(call, gradOutput, self, target, out, workspaceSize, executor)) return s;
+  const NamedTensor required[] = {{"gradOutput", gradOutput}, {"self", self}, {"target", target}, {call.out_name, out}};
+  if (aclnnStatus s = CheckRequired(kFirstPhase, required, workspaceSize, executor)) return s;
   const NamedTensor all[] = {{"gradOutput", gradOutput},   {"self", self},
                              {"target", target},           {"weightOptional", weightOptional},
                              {"posWeightOptional", posWeightOptional}, {call.out_name, out}};
@@ -155,14 +144,8 @@ aclnnStatus GetWorkspaceSize(const GradientCall& call, const aclTensor* gradOutp
   ReductionType reduction_type{};
   if (aclnnStatus s = CheckAclnnReduction(kFirstPhase, reduction, reduction_type)) return s;
   // Promotion (PyTorch rules), then castable to out.
-  aclDataType promoted = PromoteFloat(self->dtype, target->dtype);
-  promoted = PromoteFloat(promoted, gradOutput->dtype);
-  if (weightOptional != nullptr) promoted = PromoteFloat(promoted, weightOptional->dtype);
-  if (posWeightOptional != nullptr) promoted = PromoteFloat(promoted, posWeightOptional->dtype);
-  if (!CanCast(promoted, out->dtype)) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": promoted dtype ", DTypeName(promoted),
-                " cannot be cast to ", call.out_name, " dtype ", DTypeName(out->dtype));
-  }
+  const aclDataType promoted = PromoteInputs({self, target, gradOutput, weightOptional, posWeightOptional});
+  if (aclnnStatus s = CheckCastable(kFirstPhase, promoted, {call.out_name, out})) return s;
 
   auto plan = std::make_shared<BcePlan>();  // std::bad_alloc: see the guard below
   if (self->numel != 0) {
@@ -171,8 +154,7 @@ aclnnStatus GetWorkspaceSize(const GradientCall& call, const aclTensor* gradOutp
                                                      weightOptional, posWeightOptional, out};
     if (aclnnStatus s = BuildLaunch(call, tensors, promoted, reduction_type, *plan)) return s;
   }
-  CachePlan(key, plan);
-  return MakeExecutorFor(kFirstPhase, std::move(plan), workspaceSize, executor);
+  return CacheAndMakeExecutor(kFirstPhase, key, std::move(plan), workspaceSize, executor);
 }
 }  // namespace
 

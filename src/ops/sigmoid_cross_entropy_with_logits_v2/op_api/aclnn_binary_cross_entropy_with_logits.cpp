@@ -10,6 +10,7 @@
 #include "common/dtype.h"
 #include "common/error.h"
 #include "opdev/elementwise_plan.h"
+#include "opdev/first_phase.h"
 #include "opdev/kernel_dtype.h"
 #include "opdev/plan_cache.h"
 #include "opdev/tensor_checks.h"
@@ -30,16 +31,6 @@ constexpr const char* kFusedSecondPhase = "aclnnBinaryCrossEntropyWithLogitsFuse
 // Each first phase's plans in the plan cache (Note [Plan cache]).
 constexpr PlanTag kForwardPlans{kFirstPhase};
 constexpr PlanTag kFusedPlans{kFusedFirstPhase};
-
-aclnnStatus CheckNotNull(const char* phase, std::span<const NamedTensor> required, const uint64_t* workspaceSize,
-                         aclOpExecutor* const* executor) {
-  for (const auto& t : required) {
-    if (t.tensor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, phase, ": ", t.name, " must not be null");
-  }
-  if (workspaceSize == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, phase, ": workspaceSize must not be null");
-  if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, phase, ": executor must not be null");
-  return ACLNN_SUCCESS;
-}
 
 /// out's shape: self's for none, one element ([] or [1]) for mean and sum.
 aclnnStatus CheckOutShape(const char* phase, const aclTensor* self, const aclTensor* out,
@@ -136,30 +127,13 @@ using namespace aclnn_cpu::bce_loss;
 
 namespace {
 
-/// The promoted dtype of the inputs (PyTorch rules; null ones absent).
-aclDataType PromoteInputs(std::initializer_list<const aclTensor*> inputs) {
-  aclDataType promoted = ACL_DT_UNDEFINED;
-  for (const aclTensor* t : inputs) {
-    if (t == nullptr) continue;
-    promoted = promoted == ACL_DT_UNDEFINED ? t->dtype : PromoteFloat(promoted, t->dtype);
-  }
-  return promoted;
-}
-
-aclnnStatus CheckCastable(const char* phase, aclDataType promoted, NamedTensor out) {
-  if (CanCast(promoted, out.tensor->dtype)) return ACLNN_SUCCESS;
-  return Fail(ACLNN_ERR_PARAM_INVALID, phase, ": promoted dtype ", DTypeName(promoted), " cannot be cast to ",
-              out.name, " dtype ", DTypeName(out.tensor->dtype));
-}
-
 /// Builds the plan of a checked call, caches it under @p key and hands out its executor.
 aclnnStatus MakeExecutor(const char* phase, const PlanCacheKey& key, const aclTensor* const (&tensors)[kOperandCount],
                          aclDataType promoted, ReductionType reduction, uint64_t* workspaceSize,
                          aclOpExecutor** executor) {
   auto plan = std::make_shared<LossPlan>();  // std::bad_alloc: see the guard of the entry point
   if (aclnnStatus s = BuildLaunch(phase, tensors, promoted, reduction, *plan)) return s;
-  CachePlan(key, plan);
-  return MakeExecutorFor(phase, std::move(plan), workspaceSize, executor);
+  return CacheAndMakeExecutor(phase, key, std::move(plan), workspaceSize, executor);
 }
 
 aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, const aclTensor* weightOptional,
@@ -167,7 +141,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, con
                              uint64_t* workspaceSize, aclOpExecutor** executor) {
   // 1. required pointers, and handles that are live tensors
   const NamedTensor required[] = {{"self", self}, {"target", target}, {"out", out}};
-  if (aclnnStatus s = CheckNotNull(kFirstPhase, required, workspaceSize, executor)) return s;
+  if (aclnnStatus s = CheckRequired(kFirstPhase, required, workspaceSize, executor)) return s;
   const NamedTensor all[] = {{"self", self},
                              {"target", target},
                              {"weightOptional", weightOptional},
@@ -217,7 +191,7 @@ aclnnStatus FusedGetWorkspaceSize(const aclTensor* self, const aclTensor* target
   const char* const phase = kFusedFirstPhase;
   // 1. required pointers, and handles that are live tensors
   const NamedTensor required[] = {{"self", self}, {"target", target}, {"out", out}, {"gradInput", gradInput}};
-  if (aclnnStatus s = CheckNotNull(phase, required, workspaceSize, executor)) return s;
+  if (aclnnStatus s = CheckRequired(phase, required, workspaceSize, executor)) return s;
   const NamedTensor all[] = {{"self", self},
                              {"target", target},
                              {"weightOptional", weightOptional},

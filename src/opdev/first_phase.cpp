@@ -1,0 +1,42 @@
+#include "opdev/first_phase.h"
+
+#include <utility>
+
+#include "common/dtype.h"
+#include "common/error.h"
+#include "runtime/tensor.h"
+
+namespace aclnn_cpu {
+
+aclnnStatus CheckRequired(const char* api, std::span<const NamedTensor> required, const uint64_t* workspace_size,
+                          aclOpExecutor* const* executor) {
+  for (const auto& t : required) {
+    if (t.tensor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, api, ": ", t.name, " must not be null");
+  }
+  if (workspace_size == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, api, ": workspaceSize must not be null");
+  if (executor == nullptr) return Fail(ACLNN_ERR_PARAM_NULLPTR, api, ": executor must not be null");
+  return ACLNN_SUCCESS;
+}
+
+aclDataType PromoteInputs(std::initializer_list<const aclTensor*> inputs) {
+  aclDataType promoted = ACL_DT_UNDEFINED;
+  for (const aclTensor* t : inputs) {
+    if (t == nullptr) continue;
+    promoted = promoted == ACL_DT_UNDEFINED ? t->dtype : PromoteFloat(promoted, t->dtype);
+  }
+  return promoted;
+}
+
+aclnnStatus CheckCastable(const char* api, aclDataType promoted, NamedTensor out) {
+  if (CanCast(promoted, out.tensor->dtype)) return ACLNN_SUCCESS;
+  return Fail(ACLNN_ERR_PARAM_INVALID, api, ": promoted dtype ", DTypeName(promoted), " cannot be cast to ", out.name,
+              " dtype ", DTypeName(out.tensor->dtype));
+}
+
+aclnnStatus CacheAndMakeExecutor(const char* api, const PlanCacheKey& key, std::shared_ptr<const LaunchPlan> plan,
+                                 uint64_t* workspace_size, aclOpExecutor** executor) {
+  CachePlan(key, plan);
+  return MakeExecutorFor(api, std::move(plan), workspace_size, executor);
+}
+
+}  // namespace aclnn_cpu
