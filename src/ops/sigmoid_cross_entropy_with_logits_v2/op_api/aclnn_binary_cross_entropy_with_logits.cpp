@@ -53,25 +53,6 @@ aclnnStatus CheckOutShape(const char* phase, const aclTensor* self, const aclTen
 // input only as the very same view. mean and sum write out's one element in the combine stage,
 // after every block of the elementwise stage has read all of its inputs: any overlap is safe.
 
-/// The launch plan of one call: the elementwise stage and, for mean and sum, the combine.
-class LossPlan final : public LaunchPlan {
- public:
-  LossLaunch launch;
-  LaunchStage stages[2];
-  size_t stage_count = 0;
-  bool has_elementwise_stage = false;  ///< false for an empty self: then stage 0 is the combine
-  bool run_inline_if_idle = true;
-  std::span<const LaunchStage> Stages() const override { return {stages, stage_count}; }
-  bool RunInlineIfIdle() const override { return run_inline_if_idle; }
-  void RunBlock(size_t stage, uint64_t block, char* workspace) const override {
-    if (stage == 0 && has_elementwise_stage) {
-      RunElementwiseStageBlock(launch, block, BlockWorkspace(workspace, 0, block));
-    } else {
-      RunCombine(launch, BlockWorkspace(workspace, 0, 0));
-    }
-  }
-};
-
 /// Builds the plan of a checked call; @p tensors in OperandIndex order, absent ones null (dout
 /// and gradient for the forward).
 aclnnStatus BuildLaunch(const char* phase, const aclTensor* const (&tensors)[kOperandCount], aclDataType promoted,
@@ -106,8 +87,7 @@ aclnnStatus BuildLaunch(const char* phase, const aclTensor* const (&tensors)[kOp
     launch.tiling = tiling->data;
     plan.run_inline_if_idle = tiling->run_inline_if_idle;
     // The backward's scale (its tiling's globalScale / globalScaleDouble).
-    launch.gradient_scale =
-        reduction == ReductionType::kMean ? 1.0 / static_cast<double>(launch.total_elems) : 1.0;
+    launch.scale = reduction == ReductionType::kMean ? 1.0 / static_cast<double>(launch.total_elems) : 1.0;
     launch.sum_chunk_float = ChosenLossKernelTable().sum_chunk_float;
     launch.compute = ChosenLossKernelTable().fn[MakeLossKernelKey(
         launch.kernel_dtype, tensors[kWeight] != nullptr, tensors[kPosWeight] != nullptr, sums, with_gradient)];

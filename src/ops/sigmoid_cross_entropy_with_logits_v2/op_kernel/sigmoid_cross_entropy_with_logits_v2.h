@@ -1,7 +1,7 @@
-// The kernel of SigmoidCrossEntropyWithLogitsV2 (the loss) on the CPU: a tile compute per
-// (dtype, weight, pos_weight, output kind) and the blocks of the launch's two stages: the
-// elementwise stage through the shared block driver, and for mean and sum the combine of the
-// per-chunk partial sums (Note [Deterministic reduction]).
+// The kernel of SigmoidCrossEntropyWithLogitsV2 (the loss) on the CPU: its operands and traits,
+// its tile functions per (dtype, weight, pos_weight, output kind) and its launch, the shared
+// reducing launch (src/opdev/reducing_launch.h: the elementwise stage and, for mean and sum, the
+// combine of the per-chunk partial sums, Note [Deterministic reduction]).
 #pragma once
 
 #include <cstddef>
@@ -12,6 +12,7 @@
 #include "opdev/elementwise_tiling.h"
 #include "opdev/kernel_dtype.h"
 #include "opdev/kernel_variant.h"
+#include "opdev/reducing_launch.h"
 #include "opdev/reduction.h"
 #include "opdev/strided_iter.h"
 #include "simd/kernel_parts.h"
@@ -41,6 +42,8 @@ struct LossTraits {
   static constexpr bool IsOutput(size_t o) { return o == kLoss || o == kGradient; }
   /// dout is one value (a 0-dim gradOutput): the kernel reads it once.
   static constexpr bool ReadsConstantOnce(size_t o) { return o == kDout; }
+  /// mean and sum reduce the loss (src/opdev/reducing_launch.h).
+  static constexpr size_t kReduced = kLoss;
 };
 
 // mean and sum: the shared deterministic reduction (Note [Deterministic reduction],
@@ -61,43 +64,15 @@ constexpr uint32_t MakeLossKernelKey(KernelDType dtype, bool has_weight, bool ha
 }
 inline constexpr uint32_t kLossKernelKeyCount = kVariantKeyCount<kLossKernelFeatures>;
 
-/// Chunks the chunk buffer of a block holds: their losses are computed, then summed together
-/// (Note [Chunks summed side by side]).
-inline constexpr uint64_t kBufferChunks = 4;
-
 struct LossKernelTable : VariantTable<kLossKernelFeatures> {
   ChunkSumFloatFn sum_chunk_float;  ///< the target's SumChunksFloat (src/simd/chunk_sum-inl.h)
 };
 /// The tile computes of the best SIMD target of this CPU.
 const LossKernelTable& ChosenLossKernelTable();
 
-/// Everything the blocks of a launch need.
-struct LossLaunch {
-  ElementwiseTilingData tiling;
-  KernelDType kernel_dtype = KernelDType::kFloat;
-  ReductionType reduction = ReductionType::kNone;
-  TileFn compute = nullptr;
-  ChunkSumFloatFn sum_chunk_float = nullptr;  ///< mean and sum of fp32 losses
-  IterSpace space;
-  GlobalOperand operands[kOperandCount];  ///< absent: see Note [Names]
-  uint64_t total_elems = 0;               ///< N, for mean
-  /// The fused call: the gradient's scale (1/N for mean, else 1; the backward's globalScale).
-  double gradient_scale = 1;
-  /// mean and sum: where the one result goes (out's first element and dtype).
-  void* result = nullptr;
-  aclDataType result_dtype = ACL_FLOAT;
-};
-
-/// Workspace bytes of one elementwise block: tile buffers, and for mean and sum the chunk buffer
-/// and the block's chunk sums.
-uint64_t ElementwiseBlockWorkspaceBytes(const LossLaunch& launch);
-/// Chunks of block @p block (0 for reduction none).
-uint64_t BlockChunkCount(const LossLaunch& launch, uint64_t block);
-
-/// Runs elementwise block @p block with its workspace slice @p block_workspace.
-void RunElementwiseStageBlock(const LossLaunch& launch, uint64_t block, char* block_workspace);
-/// Stage 2 of mean and sum: adds every elementwise block's chunk sums in order (block b's slice
-/// is @p stage_workspace + b * ElementwiseBlockWorkspaceBytes) and writes the result.
-void RunCombine(const LossLaunch& launch, const char* stage_workspace);
+/// The launch: the shared reducing launch (src/opdev/reducing_launch.h) over the loss's operands;
+/// its scale is the fused call's gradient scale (1/N for mean, else 1; the backward's globalScale).
+using LossLaunch = ReducingLaunch<LossTraits>;
+using LossPlan = ReducingPlan<LossTraits>;
 
 }  // namespace aclnn_cpu::bce_loss
