@@ -4,7 +4,9 @@
 
 #include "common/dtype.h"
 #include "common/error.h"
+#include "platform/platform_info.h"
 #include "runtime/tensor.h"
+#include "runtime/thread_pool.h"
 
 namespace aclnn_cpu {
 
@@ -37,6 +39,12 @@ aclnnStatus CacheAndMakeExecutor(const char* api, const PlanCacheKey& key, std::
                                  uint64_t* workspace_size, aclOpExecutor** executor) {
   CachePlan(key, plan);
   return MakeExecutorFor(api, std::move(plan), workspace_size, executor);
+}
+
+PlatformInfo LaunchPlatform(const IterSpace& space, std::span<const GlobalOperand> operands, KernelDType kernel_dtype,
+                            uint64_t ub_bytes_per_element) {
+  return AlignTilesToRowGroups(CpuPlatform(static_cast<uint64_t>(ThreadPool::Instance().NumThreads())), space,
+                               operands, kernel_dtype, ub_bytes_per_element);
 }
 
 }  // namespace aclnn_cpu

@@ -10,6 +10,8 @@
 #include <span>
 
 #include "acl/acl_base.h"
+#include "opdev/elementwise_plan.h"
+#include "opdev/kernel_dtype.h"
 #include "opdev/plan_cache.h"
 #include "opdev/tensor_checks.h"
 #include "runtime/launch_plan.h"
@@ -33,5 +35,34 @@ aclnnStatus CheckCastable(const char* api, aclDataType promoted, NamedTensor out
 /// executor on it with its workspace size (MakeExecutorFor).
 aclnnStatus CacheAndMakeExecutor(const char* api, const PlanCacheKey& key, std::shared_ptr<const LaunchPlan> plan,
                                  uint64_t* workspace_size, aclOpExecutor** executor);
+
+/// The operands of a launch, planned: the kernel dtype, each operand's access and memory (the
+/// shared elementwise plan, Note [Staging]) and their traffic for the cost model.
+template <ElementwiseTraits Traits>
+struct PlannedOperands {
+  KernelDType kernel_dtype = KernelDType::kFloat;
+  OperandTraffic traffic[Traits::kOperands];
+  size_t traffic_count = 0;
+  std::span<const OperandTraffic> Traffic() const { return {traffic, traffic_count}; }
+};
+
+/// Plans @p tensors (in the operator's operand order, absent ones null) over @p dims: the kernel
+/// dtype (ChooseKernelDType with @p promoted), the iteration space and the operands.
+template <ElementwiseTraits Traits>
+PlannedOperands<Traits> PlanOperands(const DimVector& dims, const aclTensor* const (&tensors)[Traits::kOperands],
+                                     aclDataType promoted, IterSpace& space,
+                                     GlobalOperand (&operands)[Traits::kOperands]) {
+  PlannedOperands<Traits> planned;
+  const aclDataType kernel_acl_dtype = ChooseKernelDType(tensors, promoted);
+  planned.kernel_dtype = KernelDTypeOf(kernel_acl_dtype);
+  PlanElementwise<Traits>(dims, tensors, kernel_acl_dtype, space, operands);
+  planned.traffic_count = OperandTrafficOf(operands, planned.traffic);
+  return planned;
+}
+
+/// The platform a launch's tiling targets: this machine with the worker pool's threads, its
+/// tiles aligned to the row groups of the planned operands (AlignTilesToRowGroups).
+PlatformInfo LaunchPlatform(const IterSpace& space, std::span<const GlobalOperand> operands, KernelDType kernel_dtype,
+                            uint64_t ub_bytes_per_element);
 
 }  // namespace aclnn_cpu

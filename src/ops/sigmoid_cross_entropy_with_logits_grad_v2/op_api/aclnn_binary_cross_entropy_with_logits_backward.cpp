@@ -70,19 +70,13 @@ aclnnStatus BuildLaunch(const GradientCall& call, const aclTensor* const (&tenso
                         aclDataType promoted, ReductionType reduction, BcePlan& plan) {
   KernelLaunch& launch = plan.launch;
   const aclTensor* self = tensors[kPredict];
-  const aclDataType kernel_acl_dtype = ChooseKernelDType(tensors, promoted);
-  const KernelDType kernel_dtype = KernelDTypeOf(kernel_acl_dtype);
-  PlanElementwise<GradTraits>(self->dims, tensors, kernel_acl_dtype, launch.space, launch.operands);
-  OperandTraffic traffic[kOperandCount];
-  const size_t traffic_count = OperandTrafficOf(launch.operands, traffic);
-
+  const auto operands = PlanOperands<GradTraits>(self->dims, tensors, promoted, launch.space, launch.operands);
+  const KernelDType kernel_dtype = operands.kernel_dtype;
   const TilingProblem problem =
       MakeTilingProblem(static_cast<uint64_t>(self->numel), kernel_dtype, tensors[kWeight] != nullptr,
-                        tensors[kPosWeight] != nullptr, reduction,
-                        std::span<const OperandTraffic>(traffic, traffic_count));
+                        tensors[kPosWeight] != nullptr, reduction, operands.Traffic());
   const PlatformInfo platform =
-      AlignTilesToRowGroups(CpuPlatform(static_cast<uint64_t>(ThreadPool::Instance().NumThreads())), launch.space,
-                            launch.operands, kernel_dtype, problem.ub_bytes_per_element);
+      LaunchPlatform(launch.space, launch.operands, kernel_dtype, problem.ub_bytes_per_element);
   const auto tiling = ComputeTiling(platform, problem);
   if (!tiling) {
     return Fail(ACLNN_ERR_INNER_TILING_ERROR, call.first_phase, ": tiling failed for ", self->numel, " elements");

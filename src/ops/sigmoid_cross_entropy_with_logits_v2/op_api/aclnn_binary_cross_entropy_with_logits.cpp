@@ -72,17 +72,13 @@ aclnnStatus BuildLaunch(const char* phase, const aclTensor* const (&tensors)[kOp
     const aclTensor* planned[kOperandCount];
     for (size_t o = 0; o < kOperandCount; ++o) planned[o] = tensors[o];
     if (sums) planned[kLoss] = nullptr;
-    const aclDataType kernel_acl_dtype = ChooseKernelDType(planned, promoted);
-    launch.kernel_dtype = KernelDTypeOf(kernel_acl_dtype);
-    PlanElementwise<LossTraits>(self->dims, planned, kernel_acl_dtype, launch.space, launch.operands);
-    OperandTraffic traffic[kOperandCount];
-    const size_t traffic_count = OperandTrafficOf(launch.operands, traffic);
-    const std::span<const OperandTraffic> traffic_span(traffic, traffic_count);
-    const PlatformInfo platform = AlignTilesToRowGroups(
-        CpuPlatform(static_cast<uint64_t>(ThreadPool::Instance().NumThreads())), launch.space, launch.operands,
-        launch.kernel_dtype,
-        MakeElementwiseProblem(launch.total_elems, launch.kernel_dtype, traffic_span).ub_bytes_per_element);
-    const auto tiling = ComputeLossTiling(platform, launch.total_elems, launch.kernel_dtype, reduction, traffic_span);
+    const auto operands = PlanOperands<LossTraits>(self->dims, planned, promoted, launch.space, launch.operands);
+    launch.kernel_dtype = operands.kernel_dtype;
+    const PlatformInfo platform = LaunchPlatform(
+        launch.space, launch.operands, launch.kernel_dtype,
+        MakeElementwiseProblem(launch.total_elems, launch.kernel_dtype, operands.Traffic()).ub_bytes_per_element);
+    const auto tiling =
+        ComputeLossTiling(platform, launch.total_elems, launch.kernel_dtype, reduction, operands.Traffic());
     if (!tiling) return Fail(ACLNN_ERR_INNER_TILING_ERROR, phase, ": tiling failed for ", self->numel, " elements");
     launch.tiling = tiling->data;
     plan.run_inline_if_idle = tiling->run_inline_if_idle;
