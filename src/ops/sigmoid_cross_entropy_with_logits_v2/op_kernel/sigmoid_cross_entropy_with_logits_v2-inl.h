@@ -17,7 +17,7 @@
 
 #include "hwy/highway.h"
 #include "opdev/elementwise_loop-inl.h"
-#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2-inl.h"  // GradientFromExpN, for the fused call
+#include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_vector-inl.h"  // the fused call's gradient
 #include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 #include "simd/convert-inl.h"
 #include "simd/exp-inl.h"
@@ -190,7 +190,7 @@ HWY_INLINE void LossAndGradientVectorN(D d, const V* x, const V* y, const V* wei
 
 /// LossOp: the vector functors of the loss (LossVectorN) and, WITH_GRADIENT, of the fused loss
 /// and gradient (LossAndGradientVectorN) for the shared loop (ElementwiseTile,
-/// src/simd/elementwise_loop-inl.h). Inputs predict, target, weight, pos_weight (OperandIndex
+/// src/opdev/elementwise_loop-inl.h). Inputs predict, target, weight, pos_weight (OperandIndex
 /// order); outputs the loss (in the compute type when TO_COMPUTE: the sums' losses) and the
 /// gradient. dout (one value, 1 when absent) and the gradient's scale are the same for every chunk.
 template <class Storage, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool TO_COMPUTE, bool WITH_GRADIENT>
