@@ -94,17 +94,26 @@ HWY_INLINE void GradientFromQuotientN(const V* num, const V* den, const V* dout,
   }
 }
 
-template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool SCALED = true, class D, class V = hn::Vec<D>>
-HWY_INLINE void GradientFromExpN(D d, const V* x, const V* e, const V* y, const V* dout, const V* weight,
-                                 const V* pos_weight, V scale, V* gradient) {
-  V num[K], den[K];
+// SignQuotientsN: t's numerator and denominator for K vectors; per vector k, after them,
+// with_terms(k, negative, one_minus_y, lw) (the fused call's loss takes the same terms). A NaN x's
+// e is NaN (Note [NaN through exp]), and so are num and den.
+template <size_t K, bool HAS_POS_WEIGHT, class D, class V, class WithTerms>
+HWY_INLINE void SignQuotientsN(D d, const V* x, const V* y, const V* pos_weight, const V* e, V* num, V* den,
+                               WithTerms&& with_terms) {
   for (size_t k = 0; k < K; ++k) {
     decltype(hn::Eq(x[k], x[k])) negative;
     V one_minus_y, lw;
     SignTerms<HAS_POS_WEIGHT>(d, x[k], y[k], pos_weight[k], negative, one_minus_y, lw);
-    // A NaN x's e is NaN (Note [NaN through exp]), and so are num and den.
     SignQuotient(d, negative, one_minus_y, lw, e[k], num[k], den[k]);
+    with_terms(k, negative, one_minus_y, lw);
   }
+}
+
+template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool SCALED = true, class D, class V = hn::Vec<D>>
+HWY_INLINE void GradientFromExpN(D d, const V* x, const V* e, const V* y, const V* dout, const V* weight,
+                                 const V* pos_weight, V scale, V* gradient) {
+  V num[K], den[K];
+  SignQuotientsN<K, HAS_POS_WEIGHT>(d, x, y, pos_weight, e, num, den, [](size_t, auto, V, V) HWY_ATTR {});
   GradientFromQuotientN<K, HAS_WEIGHT, SCALED, D>(num, den, dout, weight, scale, gradient);
 }
 

@@ -35,8 +35,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromExpN;
 using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromQuotientN;
-using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SignQuotient;
-using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SignTerms;
+using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SignQuotientsN;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
 using ::aclnn_cpu::HWY_NAMESPACE::FillVariantsOfPart;
 using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
@@ -150,16 +149,14 @@ template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn:
 HWY_INLINE void LossAndGradientFromTailN(D d, const V* x, const V* y, const V* weight, const V* pos_weight,
                                          const V* dout, V scale, const V* e, const V* tail, V* loss, V* gradient) {
   V num[K], den[K];
-  for (size_t k = 0; k < K; ++k) {
-    decltype(hn::Eq(x[k], x[k])) negative;
-    V one_minus_y, lw;
-    SignTerms<HAS_POS_WEIGHT>(d, x[k], y[k], pos_weight[k], negative, one_minus_y, lw);
-    SignQuotient(d, negative, one_minus_y, lw, e[k], num[k], den[k]);
-    const V times_e = hn::IfThenElse(negative, one_minus_y, lw);
-    const V alone = hn::IfThenElse(negative, lw, one_minus_y);
-    loss[k] = hn::Add(hn::Mul(alone, hn::Add(hn::Abs(x[k]), tail[k])), hn::Mul(times_e, tail[k]));
-    if constexpr (HAS_WEIGHT) loss[k] = hn::Mul(loss[k], weight[k]);
-  }
+  SignQuotientsN<K, HAS_POS_WEIGHT>(d, x, y, pos_weight, e, num, den,
+                                    [&](size_t k, auto negative, V one_minus_y, V lw) HWY_ATTR {
+                                      const V times_e = hn::IfThenElse(negative, one_minus_y, lw);
+                                      const V alone = hn::IfThenElse(negative, lw, one_minus_y);
+                                      loss[k] = hn::Add(hn::Mul(alone, hn::Add(hn::Abs(x[k]), tail[k])),
+                                                        hn::Mul(times_e, tail[k]));
+                                      if constexpr (HAS_WEIGHT) loss[k] = hn::Mul(loss[k], weight[k]);
+                                    });
   GradientFromQuotientN<K, HAS_WEIGHT, true, D>(num, den, dout, weight, scale, gradient);
   using Mask = decltype(hn::IsNaN(x[0]));
   Mask exceptional[K];
