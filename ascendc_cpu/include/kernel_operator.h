@@ -13,6 +13,7 @@
 #include "ascendc_cpu/sort.h"
 #include "ascendc_cpu/sync.h"
 #include "ascendc_cpu/tensor.h"
+#include "ascendc_cpu/transdata.h"
 #include "ascendc_cpu/vector.h"
 
 #endif  // ASCENDC_CPU_KERNEL_OPERATOR_H

@@ -605,6 +605,30 @@ uint8_t* UbAddress(const UbRef& ref)
     return core->ub + ref.offset;
 }
 
+UbRef UbRefAt(const char* api, uint64_t address, uint32_t bytes)
+{
+    Core* core = CoreOrReport(api);
+    if (core == nullptr) {
+        return UbRef{};
+    }
+    const uint64_t base = reinterpret_cast<uint64_t>(core->ub);
+    if (address >= base && address < base + kUbBytes) {
+        const uint64_t offset = address - base;
+        for (size_t i = 0; i < core->buffers.size(); ++i) {
+            const UbBuffer& buffer = core->buffers[i];
+            if (buffer.state != BufferState::kFree && buffer.state != BufferState::kReleased &&
+                offset >= buffer.start && offset < static_cast<uint64_t>(buffer.start) + buffer.bytes) {
+                return UbRef{static_cast<int32_t>(i), buffer.generation, static_cast<uint32_t>(offset), bytes};
+            }
+        }
+    }
+    Report(Check::kInvalidArgument, Severity::kError, api,
+           "address " + Hex(address) + " is not inside a UB buffer of this core (an address list entry must come "
+           "from GetPhyAddr of a live LocalTensor); the instruction was not executed",
+           nullptr);
+    return UbRef{};
+}
+
 // --- scalar access ----------------------------------------------------------------------------------------
 
 void UbScalarRead(const char* api, const UbRef& ref, uint64_t byte_offset, void* out, uint32_t bytes)

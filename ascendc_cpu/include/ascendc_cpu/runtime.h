@@ -139,6 +139,10 @@ UbRef TBufGet(int32_t buffer, uint32_t bytes, uint32_t byte_offset, const char* 
 uint32_t TBufLength(int32_t buffer);
 /// The host address of a view (GetPhyAddr); null when the view is invalid.
 uint8_t* UbAddress(const UbRef& ref);
+/// The view of `bytes` bytes at a host address GetPhyAddr gave (address-list forms such as
+/// TransDataTo5HD's); reports invalid-argument and returns an unbound view if no UB buffer of
+/// the core holds it.
+UbRef UbRefAt(const char* api, uint64_t address, uint32_t bytes);
 
 // --- scalar UB access (LocalTensor::GetValue / SetValue / operator()) -----------------------------
 void UbScalarRead(const char* api, const UbRef& ref, uint64_t byte_offset, void* out, uint32_t bytes);
