@@ -1,5 +1,6 @@
 // GatherMask: built-in patterns 1..7 and user patterns, normal and counter mode, block and repeat
 // strides, rsvdCnt, against references computed here from the documented rule; and its findings.
+// Gatherb: the documented example and strided repeats.
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -73,6 +74,50 @@ __global__ __aicore__ void gather_mask_kernel(GM_ADDR src, GM_ADDR pattern, GM_A
     PipeBarrier<PIPE_ALL>();
     DataCopy(outGm, d, kOut);
     countGm.SetValue(0, kept);
+}
+
+namespace {
+
+struct GatherbTiling {
+    uint32_t repeats;
+    uint32_t block_stride;
+    uint32_t repeat_stride;
+};
+
+constexpr uint32_t kGatherbBytes = 4096;
+
+}  // namespace
+
+/// out = Gatherb(src, offsets) over a zeroed destination.
+template <typename T>
+__global__ __aicore__ void gatherb_kernel(GM_ADDR src, GM_ADDR offsets, GM_ADDR out, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(GatherbTiling, t, tiling);
+    constexpr uint32_t kN = kGatherbBytes / sizeof(T);
+    GlobalTensor<T> srcGm;
+    GlobalTensor<uint32_t> offsetsGm;
+    GlobalTensor<T> outGm;
+    srcGm.SetGlobalBuffer((__gm__ T*)src, kN);
+    offsetsGm.SetGlobalBuffer((__gm__ uint32_t*)offsets, 64);
+    outGm.SetGlobalBuffer((__gm__ T*)out, kN);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a;
+    TBuf<TPosition::VECCALC> o;
+    TBuf<TPosition::VECCALC> d;
+    pipe.InitBuffer(a, kGatherbBytes);
+    pipe.InitBuffer(o, 64 * sizeof(uint32_t));
+    pipe.InitBuffer(d, kGatherbBytes);
+    LocalTensor<T> s = a.Get<T>();
+    LocalTensor<uint32_t> off = o.Get<uint32_t>();
+    LocalTensor<T> dst = d.Get<T>();
+    DataCopy(s, srcGm, kN);
+    DataCopy(off, offsetsGm, 64);
+    Duplicate(dst.template ReinterpretCast<uint16_t>(), static_cast<uint16_t>(0), kGatherbBytes / 2);
+    PipeBarrier<PIPE_ALL>();
+    Gatherb<T>(dst, s, off, static_cast<uint8_t>(t.repeats),
+               GatherRepeatParams{static_cast<uint8_t>(t.block_stride), static_cast<uint8_t>(t.repeat_stride)});
+    PipeBarrier<PIPE_ALL>();
+    DataCopy(outGm, dst, kN);
 }
 
 namespace {
@@ -205,6 +250,73 @@ TEST(GatherMask, OutOfRangeArgumentsAreReportedAndNothingRuns)
     const Result past = RunGatherMask<float>(GatherMaskTiling{7, 0, 0, 1, 3, 300, 0, 0}, {});
     EXPECT_TRUE(twin_test::OnlyCheck("ub-out-of-bounds")) << Describe(Findings());
     EXPECT_EQ(past.count, 0u);
+}
+
+}  // namespace
+
+namespace {
+
+template <typename T>
+std::vector<uint32_t> RunGatherb(const GatherbTiling& tiling, const std::vector<uint32_t>& offsets)
+{
+    constexpr uint32_t kN = kGatherbBytes / sizeof(T);
+    GmArray<T> src(kN);
+    GmArray<uint32_t> off(64);
+    GmArray<T> out(kN);
+    GmArray<GatherbTiling> t(1);
+    t[0] = tiling;
+    for (uint32_t i = 0; i < kN; ++i) {
+        src[i] = static_cast<T>(i);
+    }
+    for (uint32_t i = 0; i < 64; ++i) {
+        off[i] = i < offsets.size() ? offsets[i] : 0;
+    }
+    ICPU_RUN_KF(gatherb_kernel<T>, 1, src.gm(), off.gm(), out.gm(), t.gm());
+    return std::vector<uint32_t>(out.data(), out.data() + kN);
+}
+
+TEST(Gatherb, DocumentedExample)
+{
+    // uint16_t [0..127], offsets [224 192 ... 0], params {1, 8}, one repeat: the blocks reversed.
+    const std::vector<uint32_t> out = RunGatherb<uint16_t>(GatherbTiling{1, 1, 8}, {224, 192, 160, 128, 96, 64, 32, 0});
+    ASSERT_TRUE(Findings().empty()) << Describe(Findings());
+    for (uint32_t j = 0; j < 8; ++j) {
+        for (uint32_t e = 0; e < 16; ++e) {
+            ASSERT_EQ(out[j * 16 + e], (7 - j) * 16 + e) << j << " " << e;
+        }
+    }
+    EXPECT_EQ(out[128], 0u);
+}
+
+TEST(Gatherb, StridedRepeatsOfUint32)
+{
+    std::vector<uint32_t> offsets(24);
+    for (uint32_t b = 0; b < 24; ++b) {
+        offsets[b] = ((b * 7) % 32) * 32;  // blocks in a scrambled order
+    }
+    const GatherbTiling tiling{3, 2, 20};  // blocks 2 apart, repeats 20 blocks apart
+    const std::vector<uint32_t> out = RunGatherb<uint32_t>(tiling, offsets);
+    ASSERT_TRUE(Findings().empty()) << Describe(Findings());
+    std::vector<uint32_t> want(kGatherbBytes / 4, 0);
+    for (uint32_t r = 0; r < 3; ++r) {
+        for (uint32_t j = 0; j < 8; ++j) {
+            for (uint32_t e = 0; e < 8; ++e) {
+                want[(r * 20 + j * 2) * 8 + e] = offsets[r * 8 + j] / 4 + e;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(out[i], want[i]) << i;
+    }
+}
+
+TEST(Gatherb, MisalignedOffsetsAndOtherTypesAreReported)
+{
+    const std::vector<uint32_t> out = RunGatherb<uint16_t>(GatherbTiling{1, 1, 8}, {0, 34, 64, 96, 128, 160, 192, 224});
+    EXPECT_TRUE(twin_test::OnlyCheck("invalid-argument")) << Describe(Findings());
+    EXPECT_EQ(out[0], 0u);
+    RunGatherb<int16_t>(GatherbTiling{1, 1, 8}, {0, 32, 64, 96, 128, 160, 192, 224});
+    EXPECT_TRUE(twin_test::OnlyCheck("unsupported")) << Describe(Findings());
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // CreateVecIndex (dst[i] = firstValue + i), Gather (dst[i] = the src element at byte offset
-// srcBaseAddr + srcOffset[i]), "tensor前n个数据计算" forms, and Brcb (each of 8 elements a repeat
+// srcBaseAddr + srcOffset[i]), "tensor前n个数据计算" forms, Gatherb (32-byte blocks by byte
+// offsets), GatherMask, and Brcb (each of 8 elements a repeat
 // fills one 32-byte block), with the types Atlas A2 has for them.
 #ifndef ASCENDC_CPU_GATHER_H
 #define ASCENDC_CPU_GATHER_H
@@ -77,6 +78,85 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
     }
 }
 
+struct GatherRepeatParams {
+    GatherRepeatParams() {}
+    GatherRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t dstRepStrideIn)
+        : dstRepStride(dstRepStrideIn), dstBlkStride(dstBlkStrideIn)
+    {}
+    uint32_t blockNumber = DEFAULT_BLK_NUM;        // not used (documented as reserved)
+    uint16_t dstRepStride = DEFAULT_REPEAT_STRIDE;  // 32-byte blocks between repeats of dst
+    uint8_t dstBlkStride = DEFAULT_BLK_STRIDE;      // 32-byte blocks between a repeat's blocks (0: 1)
+    uint8_t src0BlkStride = DEFAULT_BLK_STRIDE;     // the rest: reserved, not used
+    uint8_t src1BlkStride = DEFAULT_BLK_STRIDE;
+    uint8_t src0RepStride = DEFAULT_REPEAT_STRIDE;
+    uint8_t src1RepStride = DEFAULT_REPEAT_STRIDE;
+    bool repeatStrideMode = false;
+    bool strideSizeMode = false;
+};
+
+/// Gatherb: repeat r writes 8 blocks of 32 bytes, block j at (r * dstRepStride + j * dstBlkStride)
+/// blocks of dst, from the block at byte offset[8r + j] of src0 (a multiple of 32). uint16_t and
+/// uint32_t on A2; dst may not overlap src0.
+template <typename T>
+inline void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<uint32_t>& offset,
+                    const uint8_t repeatTime, const GatherRepeatParams& repeatParams)
+{
+    namespace rt = ::ascendc_cpu::rt;
+    constexpr const char* api = "Gatherb";
+    constexpr uint64_t kBlock = ::ascendc_cpu::kBlockBytes;
+    constexpr uint64_t kBlocks = ::ascendc_cpu::kRepeatBytes / kBlock;
+    if (repeatTime == 0) {
+        return;
+    }
+    if (!detail::kOneOf<T, uint16_t, uint32_t>) {
+        rt::ReportUnsupportedType(api, detail::TypeName<T>());
+        return;
+    }
+    const uint64_t blocks = repeatTime * kBlocks;
+    const uint64_t block_stride = (repeatParams.dstBlkStride == 0 ? 1 : repeatParams.dstBlkStride) * kBlock;
+    const uint64_t repeat_stride = repeatParams.dstRepStride * kBlock;
+    rt::VectorOp op(api);
+    op.AllowOverlap();  // strided destination blocks; dst against src0 is checked below
+    const uint8_t* offsets_data = op.Read(offset.UbView(), blocks * sizeof(uint32_t), sizeof(uint32_t));
+    if (offsets_data == nullptr) {
+        return;
+    }
+    uint64_t src_end = 0;
+    for (uint64_t b = 0; b < blocks; ++b) {
+        uint32_t at;
+        std::memcpy(&at, offsets_data + b * sizeof(uint32_t), sizeof(at));
+        if (!rt::CheckMultiple(api, "offset[i] (bytes, 32-byte blocks)", at, kBlock)) {
+            return;
+        }
+        src_end = std::max<uint64_t>(src_end, uint64_t{at} + kBlock);
+    }
+    const uint64_t dst_end = (repeatTime - 1) * repeat_stride + (kBlocks - 1) * block_stride + kBlock;
+    uint8_t* out = op.Write(dst.UbView(), dst_end, sizeof(T));
+    const uint8_t* in = op.Read(src0.UbView(), src_end, sizeof(T));
+    if (out != nullptr && in != nullptr && out < in + src_end && in < out + dst_end) {
+        rt::CheckArgument(api, "src0 overlapping dst (not supported)", 1, 0, 0);
+        return;
+    }
+    if (!op.Issue()) {
+        return;
+    }
+    for (uint64_t r = 0; r < repeatTime; ++r) {
+        for (uint64_t j = 0; j < kBlocks; ++j) {
+            uint32_t at;
+            std::memcpy(&at, offsets_data + (r * kBlocks + j) * sizeof(uint32_t), sizeof(at));
+            uint8_t* block = out + r * repeat_stride + j * block_stride;
+            std::memcpy(block, in + at, kBlock);
+            if (op.Tracking()) {
+                const bool written =
+                    rt::ShadowAll(op.Shadow(offsets_data) + (r * kBlocks + j) * sizeof(uint32_t), sizeof(uint32_t));
+                std::memcpy(op.Shadow(block), op.Shadow(in + at), kBlock);
+                if (!written) {
+                    rt::ShadowFill(op.Shadow(block), kBlock, false);
+                }
+            }
+        }
+    }
+}
 
 struct BrcbRepeatParams {
     BrcbRepeatParams() {}
