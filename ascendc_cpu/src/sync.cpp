@@ -349,12 +349,13 @@ void IssueDma(Core& core, DmaOp op)
 /// The GM side of a DMA: bounds against the GmAlloc size (a warning inside aclrtMalloc's slack).
 void CheckGmBounds(Core& core, const char* api, const DmaOp& op, bool write)
 {
-    const std::string name = GmNameOf(core.launch, op.gm_known ? op.gm : nullptr);
+    // The name only when reporting: building it for every DMA cost a string per copy.
+    const auto name = [&] { return GmNameOf(core.launch, op.gm_known ? op.gm : nullptr); };
     if (!op.gm_known) {
         ReportFor(&core, Check::kGmOutOfBounds, Severity::kError, api,
                   std::string("the GlobalTensor's address is not inside any GmAlloc buffer; ") +
                       (write ? "the write was dropped" : "the read gave poison"),
-                  name);
+                  name());
         return;
     }
     uint64_t end = 0;
@@ -370,14 +371,14 @@ void CheckGmBounds(Core& core, const char* api, const DmaOp& op, bool write)
                   std::string(write ? "writes " : "reads ") + std::to_string(past) + " byte(s) past the end of the " +
                       std::to_string(op.gm->size) +
                       "-byte buffer, inside the 32-byte rounding plus 32 bytes aclrtMalloc adds",
-                  name);
+                  name());
     } else {
         ReportFor(&core, Check::kGmOutOfBounds, Severity::kError, api,
                   std::string(write ? "writes " : "reads ") + std::to_string(past) + " byte(s) past the end of the " +
                       std::to_string(op.gm->size) + "-byte buffer (GM bytes " +
                       RangeText(Range{op.gm->size, end}) + "); " +
                       (write ? "bytes past the slack were dropped" : "bytes past the slack read as poison"),
-                  name);
+                  name());
     }
 }
 
