@@ -185,7 +185,7 @@ int main()
                 "off/lib", "on/lib");
     for (uint64_t n : {kMi, 16 * kMi}) {
         const Inputs in = MakeInputs(n);
-        const int repeats = n == kMi ? 5 : 2;
+        const int repeats = n == kMi ? 10 : 3;
         for (int type = 0; type < 2; ++type) {
             const bool bf16 = type == 1;
             const double off = bf16 ? TimeTwin<bfloat16_t>(&bce_grad_bfloat16, in, false, repeats)

@@ -10,8 +10,10 @@
 #include "ascendc_cpu/pipe.h"
 #include "ascendc_cpu/repeat.h"
 #include "ascendc_cpu/repeat_reduce.h"
+#include "ascendc_cpu/sort.h"
 #include "ascendc_cpu/sync.h"
 #include "ascendc_cpu/tensor.h"
+#include "ascendc_cpu/transdata.h"
 #include "ascendc_cpu/vector.h"
 
 #endif  // ASCENDC_CPU_KERNEL_OPERATOR_H

@@ -35,12 +35,12 @@ uint64_t RoundUp(uint64_t value, uint64_t unit)
 bool ScalarRange(Core& core, const char* api, const GmRef& ref, uint64_t byte_offset, uint32_t bytes, bool write,
                  Range* range)
 {
-    const std::string name = GmNameOf(core.launch, ref.buffer);
+    const auto name = [&] { return GmNameOf(core.launch, ref.buffer); };  // only when reporting
     if (ref.buffer == nullptr || ref.address < ref.buffer->base) {
         ReportFor(&core, Check::kGmOutOfBounds, Severity::kError, api,
                   std::string("the address is not inside any GmAlloc buffer; ") +
                       (write ? "the write was dropped" : "the read gave poison"),
-                  name);
+                  name());
         return false;
     }
     const uint64_t begin = static_cast<uint64_t>(ref.address - ref.buffer->base) + byte_offset;
@@ -55,7 +55,7 @@ bool ScalarRange(Core& core, const char* api, const GmRef& ref, uint64_t byte_of
                   std::to_string(ref.buffer->size) + "-byte buffer" +
                   (tolerated ? ", inside the 32-byte rounding plus 32 bytes aclrtMalloc adds"
                              : (write ? "; the write was dropped" : "; the read gave poison")),
-              name);
+              name());
     if (!tolerated) {
         return false;
     }

@@ -118,8 +118,8 @@ struct DmaOp {
     std::vector<Range> gm_ranges;  // GM bytes read (MTE2) or written (MTE3), buffer offsets
     uint64_t stamp = 0;  // issue order across the DMA pipes
     bool done = false;
-    int atomic = 0;  // MTE3: 1 = add
-    bool atomic_float = false;
+    int atomic = kAtomicNone;  // MTE3: the core's atomic mode at the copy's issue
+    int atomic_type = kAtomicTypeNone;
 };
 
 struct VectorAccess {
@@ -198,9 +198,8 @@ struct Core {
     uint64_t mask_high = ~0ull;
     uint64_t mask_low = ~0ull;
 
-    int atomic = 0;
-    bool atomic_float = false;
-    uint32_t atomic_element_bytes = 0;
+    int atomic = kAtomicNone;  // SetAtomicAdd/Max/Min, SetAtomicNone
+    int atomic_type = kAtomicTypeNone;  // SetAtomic*<T>, SetAtomicType<T>
 
     alignas(64) uint8_t scratch[64];
 };
@@ -212,6 +211,7 @@ struct LaunchState {
     int64_t block_dim = 0;
     bool checks = true;
     bool verbose = false;
+    int simd = kSimdBaseline;  // ASCENDC_CPU_SIMD, capped by the host
     RunOrder order = RunOrder::kInOrder;
     uint64_t seed = 0;
     uint64_t tiling_key = 0;

@@ -5,7 +5,10 @@
 // middle of the kernel. In the sequential orders (in order, reversed, seeded shuffle) a baton lets
 // exactly one core run at a time: a core gives it up when it returns or waits at SyncAll, and the
 // next core in the order that can run takes it. A core gets its thread when it first gets the
-// baton, so a launch never holds more threads than cores waiting at a barrier plus one. In the
+// baton: the thread of a core that returns runs the next core itself if that one has no thread
+// yet (the launching thread runs the first), so a kernel without SyncAll runs on the launching
+// thread alone, with no thread switch, and a launch never holds more threads than cores waiting
+// at a barrier plus one. In the
 // threaded order all cores run at once; that is the order for ThreadSanitizer and for finding races
 // the other orders hide. Everything a core owns (UB, pipes, GM access records) is reached only from
 // its thread; the findings and the scheduler state are shared under mutexes.
@@ -49,6 +52,48 @@ bool EnvFlag(const char* name)
 {
     const char* value = std::getenv(name);
     return value != nullptr && value[0] != '\0' && std::strcmp(value, "0") != 0 && std::strcmp(value, "off") != 0;
+}
+
+constexpr const char* kSimdNames[] = {"baseline", "avx2", "avx512"};
+
+/// The best element-loop instruction set the host (CPU and OS) has.
+int HostSimdLevel()
+{
+#if ASCENDC_CPU_SIMD_DISPATCH
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")) {
+        return kSimdAvx512;
+    }
+    if (__builtin_cpu_supports("avx2")) {
+        return kSimdAvx2;
+    }
+#endif
+    return kSimdBaseline;
+}
+
+/// ASCENDC_CPU_SIMD: unset or `auto` (the host's best), `baseline`, `avx2`, `avx512`; never more
+/// than the host has.
+void ParseSimd(LaunchState& launch)
+{
+    static const int host = HostSimdLevel();
+    const char* value = std::getenv("ASCENDC_CPU_SIMD");
+    int wanted = host;
+    if (value != nullptr && value[0] != '\0' && std::strcmp(value, "auto") != 0) {
+        if (std::strcmp(value, "baseline") == 0) {
+            wanted = kSimdBaseline;
+        } else if (std::strcmp(value, "avx2") == 0) {
+            wanted = kSimdAvx2;
+        } else if (std::strcmp(value, "avx512") == 0) {
+            wanted = kSimdAvx512;
+        } else {
+            std::fprintf(stderr,
+                         "ascendc-cpu: ASCENDC_CPU_SIMD='%s' is not one of auto, baseline, avx2, avx512; using "
+                         "auto\n",
+                         value);
+        }
+    }
+    launch.simd = std::min(wanted, host);
 }
 
 void ParseOrder(LaunchState& launch)
@@ -229,6 +274,7 @@ struct LaunchRun {
 };
 
 void RunCoreThread(LaunchRun* run, int64_t index);
+int64_t RunCore(LaunchRun* run, int64_t index);
 
 bool Sequential(const LaunchState& launch)
 {
@@ -246,19 +292,26 @@ void StartThread(LaunchRun& run, int64_t index)
     }
 }
 
-/// Under launch.mutex: hands the baton to the first core in the order that can run.
-void PassBaton(LaunchRun& run)
+/// Under launch.mutex: hands the baton to the first core in the order that can run. With
+/// `take_unstarted`, a core that has no thread yet is returned for the calling thread to run
+/// (Note [One thread per core]); otherwise, and for a core with a thread, -1.
+int64_t PassBaton(LaunchRun& run, bool take_unstarted = false)
 {
     LaunchState& launch = *run.launch;
     launch.running = -1;
     for (int64_t index : launch.order_of_cores) {
         if (launch.status[static_cast<size_t>(index)] == CoreStatus::kWaiting) {
             launch.running = index;
+            if (take_unstarted && !run.started[static_cast<size_t>(index)]) {
+                run.started[static_cast<size_t>(index)] = true;
+                return index;  // no one else waits for this core's baton
+            }
             StartThread(run, index);
             break;
         }
     }
     launch.wake.notify_all();
+    return -1;
 }
 
 /// Under launch.mutex: every live core is at the barrier; let them all pass.
@@ -275,7 +328,16 @@ void ReleaseBarrier(LaunchState& launch)
 
 LaunchRun* g_run = nullptr;  // the launch in progress (set under g_launch_mutex)
 
+/// Runs core `index`, then, in the sequential orders, each next core that has no thread yet.
 void RunCoreThread(LaunchRun* run, int64_t index)
+{
+    while (index >= 0) {
+        index = RunCore(run, index);
+    }
+}
+
+/// Runs core `index` on this thread; returns the core this thread runs next, or -1.
+int64_t RunCore(LaunchRun* run, int64_t index)
 {
     LaunchState& launch = *run->launch;
     Core* core = launch.cores[static_cast<size_t>(index)].get();
@@ -307,11 +369,12 @@ void RunCoreThread(LaunchRun* run, int64_t index)
             lock.lock();
             ReleaseBarrier(launch);
         }
-        if (Sequential(launch)) {
-            PassBaton(*run);
+        const int64_t next = Sequential(launch) ? PassBaton(*run, true) : -1;
+        if (next < 0) {
+            --run->threads_running;  // the last touch of the launch
+            launch.wake.notify_all();
         }
-        --run->threads_running;  // the last touch of the launch
-        launch.wake.notify_all();
+        return next;
     }
 }
 
@@ -420,6 +483,12 @@ bool ChecksOn()
 {
     const Core* core = ThisCore();
     return core == nullptr || core->launch->checks;
+}
+
+int SimdLevel()
+{
+    const Core* core = ThisCore();
+    return core == nullptr ? kSimdBaseline : core->launch->simd;
 }
 
 void SetTilingKey(uint64_t key)
@@ -547,6 +616,7 @@ void Launch(const char* kernel, int64_t block_dim, const char* arguments_text, c
     launch.block_dim = block_dim;
     launch.checks = !(std::getenv("ASCENDC_CPU_CHECKS") != nullptr && !EnvFlag("ASCENDC_CPU_CHECKS"));
     launch.verbose = EnvFlag("ASCENDC_CPU_VERBOSE");
+    ParseSimd(launch);
     launch.tiling_key = g_tiling_key;
     ParseOrder(launch);
     launch.core_type = AscendC::AIV;
@@ -607,7 +677,14 @@ void Launch(const char* kernel, int64_t block_dim, const char* arguments_text, c
         {
             std::unique_lock<std::mutex> lock(launch.mutex);
             if (Sequential(launch)) {
-                PassBaton(run);
+                // The launching thread runs the cores itself until one waits at SyncAll.
+                const int64_t first = PassBaton(run, true);
+                if (first >= 0) {
+                    ++run.threads_running;
+                    lock.unlock();
+                    RunCoreThread(&run, first);
+                    lock.lock();
+                }
             } else {
                 for (int64_t i = 0; i < block_dim; ++i) {
                     StartThread(run, i);
@@ -628,7 +705,8 @@ void Launch(const char* kernel, int64_t block_dim, const char* arguments_text, c
         std::fprintf(stderr, "ascendc-cpu: %s: %" PRId64 " cores, %" PRIu64 " errors, %" PRIu64 " warnings%s\n",
                      kernel, block_dim, errors, warnings,
                      launch.verbose ? (std::string(" (order ") + OrderName(launch) + ", checks " +
-                                       (launch.checks ? "on" : "off") + ")")
+                                       (launch.checks ? "on" : "off") + ", simd " +
+                                       kSimdNames[launch.simd] + ")")
                                           .c_str()
                                     : "");
     }

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "internal.h"
 
@@ -82,37 +83,58 @@ void WriteElementPattern(uint8_t* dst, uint64_t bytes, const uint8_t* element, u
     }
 }
 
+/// One element of an atomic copy: GM's `old` combined with the copied `value`. Floating types are
+/// combined exactly (in double) and rounded once to T; integers wrap. Max and Min give a NaN operand
+/// (the copied one first), as the vector Max/Min do.
 template <typename T>
-void AtomicAddElements(uint8_t* dst, const uint8_t* src, uint64_t bytes)
+T AtomicCombine(int kind, T old, T value)
 {
-    for (uint64_t i = 0; i + sizeof(T) <= bytes; i += sizeof(T)) {
-        T a;
-        T b;
-        std::memcpy(&a, dst + i, sizeof(T));
-        std::memcpy(&b, src + i, sizeof(T));
-        const T sum = static_cast<T>(static_cast<float>(a) + static_cast<float>(b));
-        std::memcpy(dst + i, &sum, sizeof(T));
+    if constexpr (std::is_integral<T>::value) {
+        using U = std::make_unsigned_t<T>;
+        switch (kind) {
+            case kAtomicAdd: return static_cast<T>(static_cast<U>(static_cast<U>(old) + static_cast<U>(value)));
+            case kAtomicMax: return old > value ? old : value;
+            default: return old < value ? old : value;
+        }
+    } else {
+        const double a = static_cast<float>(old);
+        const double b = static_cast<float>(value);
+        if (kind != kAtomicAdd && (a != a || b != b)) {
+            return b != b ? value : old;
+        }
+        switch (kind) {
+            case kAtomicAdd: return static_cast<T>(a + b);
+            case kAtomicMax: return a >= b ? old : value;
+            default: return a <= b ? old : value;
+        }
     }
 }
 
-void AtomicAdd(uint8_t* dst, const uint8_t* src, uint64_t bytes, uint32_t element_bytes, bool floating)
+template <typename T>
+void AtomicElements(uint8_t* dst, const uint8_t* src, uint64_t bytes, int kind)
+{
+    for (uint64_t i = 0; i + sizeof(T) <= bytes; i += sizeof(T)) {
+        T old;
+        T value;
+        std::memcpy(&old, dst + i, sizeof(T));
+        std::memcpy(&value, src + i, sizeof(T));
+        const T result = AtomicCombine<T>(kind, old, value);
+        std::memcpy(dst + i, &result, sizeof(T));
+    }
+}
+
+/// An atomic UB->GM copy of `bytes` bytes (whole elements; a trailing part element is not written).
+void AtomicCopy(uint8_t* dst, const uint8_t* src, uint64_t bytes, int kind, int type)
 {
     std::lock_guard<std::mutex> lock(g_atomic_mutex);
-    if (floating && element_bytes == 4) {
-        AtomicAddElements<float>(dst, src, bytes);
-    } else if (floating && element_bytes == 2) {
-        AtomicAddElements<half>(dst, src, bytes);
-    } else if (element_bytes == 4) {
-        for (uint64_t i = 0; i + 4 <= bytes; i += 4) {
-            uint32_t a;
-            uint32_t b;
-            std::memcpy(&a, dst + i, 4);
-            std::memcpy(&b, src + i, 4);
-            a += b;
-            std::memcpy(dst + i, &a, 4);
-        }
-    } else {
-        std::memcpy(dst, src, bytes);
+    switch (type) {
+        case kAtomicF32: AtomicElements<float>(dst, src, bytes, kind); return;
+        case kAtomicF16: AtomicElements<half>(dst, src, bytes, kind); return;
+        case kAtomicBf16: AtomicElements<bfloat16_t>(dst, src, bytes, kind); return;
+        case kAtomicS8: AtomicElements<int8_t>(dst, src, bytes, kind); return;
+        case kAtomicS16: AtomicElements<int16_t>(dst, src, bytes, kind); return;
+        case kAtomicS32: AtomicElements<int32_t>(dst, src, bytes, kind); return;
+        default: return;  // reported at SetAtomic*; the write is dropped
     }
 }
 
@@ -176,8 +198,8 @@ void Execute(Core& core, DmaOp& op)
         if (inside == 0) {
             continue;
         }
-        if (op.atomic == 1) {
-            AtomicAdd(gm->base + block.dst, core.ub + block.src, inside, op.element_bytes, op.atomic_float);
+        if (op.atomic != kAtomicNone) {
+            AtomicCopy(gm->base + block.dst, core.ub + block.src, inside, op.atomic, op.atomic_type);
         } else {
             std::memcpy(gm->base + block.dst, core.ub + block.src, inside);
         }
@@ -327,12 +349,13 @@ void IssueDma(Core& core, DmaOp op)
 /// The GM side of a DMA: bounds against the GmAlloc size (a warning inside aclrtMalloc's slack).
 void CheckGmBounds(Core& core, const char* api, const DmaOp& op, bool write)
 {
-    const std::string name = GmNameOf(core.launch, op.gm_known ? op.gm : nullptr);
+    // The name only when reporting: building it for every DMA cost a string per copy.
+    const auto name = [&] { return GmNameOf(core.launch, op.gm_known ? op.gm : nullptr); };
     if (!op.gm_known) {
         ReportFor(&core, Check::kGmOutOfBounds, Severity::kError, api,
                   std::string("the GlobalTensor's address is not inside any GmAlloc buffer; ") +
                       (write ? "the write was dropped" : "the read gave poison"),
-                  name);
+                  name());
         return;
     }
     uint64_t end = 0;
@@ -348,14 +371,14 @@ void CheckGmBounds(Core& core, const char* api, const DmaOp& op, bool write)
                   std::string(write ? "writes " : "reads ") + std::to_string(past) + " byte(s) past the end of the " +
                       std::to_string(op.gm->size) +
                       "-byte buffer, inside the 32-byte rounding plus 32 bytes aclrtMalloc adds",
-                  name);
+                  name());
     } else {
         ReportFor(&core, Check::kGmOutOfBounds, Severity::kError, api,
                   std::string(write ? "writes " : "reads ") + std::to_string(past) + " byte(s) past the end of the " +
                       std::to_string(op.gm->size) + "-byte buffer (GM bytes " +
                       RangeText(Range{op.gm->size, end}) + "); " +
                       (write ? "bytes past the slack were dropped" : "bytes past the slack read as poison"),
-                  name);
+                  name());
     }
 }
 
@@ -643,8 +666,12 @@ void DmaUbToGm(const char* api, const GmRef& dst, const UbRef& src, const DmaSha
     op.gm = dst.buffer;
     op.gm_known = GmOffset(dst, &op.gm_offset_base);
     op.atomic = core->atomic;
-    op.atomic_float = core->atomic_float;
-    op.element_bytes = core->atomic_element_bytes;
+    op.atomic_type = core->atomic_type;
+    if (op.atomic != kAtomicNone && op.atomic_type == kAtomicTypeNone) {
+        ReportFor(core, Check::kUnsupported, Severity::kError, api,
+                  "the atomic mode in force has an element type A2 has no DMA atomics for: the write was dropped",
+                  GmNameOf(core->launch, dst.buffer));
+    }
     for (uint32_t i = 0; i < shape.block_count; ++i) {
         const uint64_t ub_block = src.offset + i * shape.src_step;
         const uint64_t gm = op.gm_offset_base + i * shape.dst_step;
@@ -778,15 +805,22 @@ void ReleaseEventId(AscendC::HardEvent event, int32_t id)
     }
 }
 
-void SetAtomic(int kind, uint32_t element_bytes, bool floating)
+void SetAtomic(const char* api, int kind, int type, const char* type_name)
 {
-    Core* core = CoreOrReport(kind == 0 ? "SetAtomicNone" : "SetAtomicAdd");
+    Core* core = CoreOrReport(api);
     if (core == nullptr) {
         return;
     }
-    core->atomic = kind;
-    core->atomic_element_bytes = element_bytes;
-    core->atomic_float = floating;
+    if (kind >= 0) {
+        core->atomic = kind;
+    }
+    core->atomic_type = type;
+    if (type == kAtomicTypeNone && core->atomic != kAtomicNone) {
+        ReportFor(core, Check::kUnsupported, Severity::kError, api,
+                  std::string("A2's DMA atomics take int8_t, int16_t, half, bfloat16_t, int32_t or float, not ") +
+                      type_name + ": atomic copies are dropped until the next SetAtomic*",
+                  std::string());
+    }
 }
 
 }  // namespace rt

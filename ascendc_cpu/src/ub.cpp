@@ -8,11 +8,15 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "internal.h"
 
 namespace ascendc_cpu {
 namespace rt {
+
+/// Buffers and queues reserved per core at their first InitBuffer (a TPipe has at most 64 buffers).
+constexpr size_t kMaxBuffersReserved = 64;
 namespace {
 
 const char* PositionName(AscendC::TPosition position)
@@ -74,6 +78,9 @@ bool PlaceBuffers(Core& core, PipeState& pipe, int32_t pipe_id, uint32_t count, 
     }
     if (end > kUbBackingBytes) {
         return false;
+    }
+    if (core.buffers.empty()) {
+        core.buffers.reserve(kMaxBuffersReserved);  // no reallocation for a pipe's usual buffers
     }
     for (uint32_t i = 0; i < count; ++i) {
         UbBuffer buffer;
@@ -380,7 +387,10 @@ int32_t QueueInit(int32_t pipe, AscendC::TPosition src, AscendC::TPosition dst, 
     if (!PlaceBuffers(*core, *state, pipe, num, bytes, src, queue_id, api, queue.buffers)) {
         return -1;
     }
-    core->queues.push_back(queue);
+    if (core->queues.empty()) {
+        core->queues.reserve(kMaxBuffersReserved);  // a reallocation copies every queue's deque
+    }
+    core->queues.push_back(std::move(queue));
     state->queues.push_back(queue_id);
     return queue_id;
 }
@@ -603,6 +613,30 @@ uint8_t* UbAddress(const UbRef& ref)
         return nullptr;
     }
     return core->ub + ref.offset;
+}
+
+UbRef UbRefAt(const char* api, uint64_t address, uint32_t bytes)
+{
+    Core* core = CoreOrReport(api);
+    if (core == nullptr) {
+        return UbRef{};
+    }
+    const uint64_t base = reinterpret_cast<uint64_t>(core->ub);
+    if (address >= base && address < base + kUbBytes) {
+        const uint64_t offset = address - base;
+        for (size_t i = 0; i < core->buffers.size(); ++i) {
+            const UbBuffer& buffer = core->buffers[i];
+            if (buffer.state != BufferState::kFree && buffer.state != BufferState::kReleased &&
+                offset >= buffer.start && offset < static_cast<uint64_t>(buffer.start) + buffer.bytes) {
+                return UbRef{static_cast<int32_t>(i), buffer.generation, static_cast<uint32_t>(offset), bytes};
+            }
+        }
+    }
+    Report(Check::kInvalidArgument, Severity::kError, api,
+           "address " + Hex(address) + " is not inside a UB buffer of this core (an address list entry must come "
+           "from GetPhyAddr of a live LocalTensor); the instruction was not executed",
+           nullptr);
+    return UbRef{};
 }
 
 // --- scalar access ----------------------------------------------------------------------------------------

@@ -34,6 +34,22 @@
 #define __disable_kernel_type_autoinfer__
 #endif
 
+// The element loops of vector instructions are also compiled for AVX2 and AVX-512 on x86-64
+// (vector.h); -DASCENDC_CPU_SIMD_DISPATCH=0 keeps only the baseline. Multiply-adds are never
+// contracted into fused ones there (GCC: this attribute; clang: pragmas in the element functions).
+#ifndef ASCENDC_CPU_SIMD_DISPATCH
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define ASCENDC_CPU_SIMD_DISPATCH 1
+#else
+#define ASCENDC_CPU_SIMD_DISPATCH 0
+#endif
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+#define ASCENDC_CPU_NO_CONTRACT __attribute__((optimize("fp-contract=off")))
+#else
+#define ASCENDC_CPU_NO_CONTRACT
+#endif
+
 #ifndef GM_ADDR
 #define GM_ADDR __gm__ uint8_t*
 #endif

@@ -91,6 +91,11 @@ void* CurrentPipe();
 /// True when checks are on for this run (ASCENDC_CPU_CHECKS, default on).
 bool ChecksOn();
 
+/// The instruction set the element loops of vector instructions use in this run: the best the
+/// host has, or less if ASCENDC_CPU_SIMD says so (README, "Running"). The results are the same.
+enum SimdLevelKind : int { kSimdBaseline = 0, kSimdAvx2 = 1, kSimdAvx512 = 2 };
+int SimdLevel();
+
 /// Records a finding of the running core. `tensor` may be null.
 void Report(Check check, Severity severity, const char* api, const std::string& detail, const char* tensor = nullptr);
 /// The name findings give a GM buffer ("'x'" of ICPU_RUN_KF), or "gm@<address>" if unnamed.
@@ -134,6 +139,10 @@ UbRef TBufGet(int32_t buffer, uint32_t bytes, uint32_t byte_offset, const char* 
 uint32_t TBufLength(int32_t buffer);
 /// The host address of a view (GetPhyAddr); null when the view is invalid.
 uint8_t* UbAddress(const UbRef& ref);
+/// The view of `bytes` bytes at a host address GetPhyAddr gave (address-list forms such as
+/// TransDataTo5HD's); reports invalid-argument and returns an unbound view if no UB buffer of
+/// the core holds it.
+UbRef UbRefAt(const char* api, uint64_t address, uint32_t bytes);
 
 // --- scalar UB access (LocalTensor::GetValue / SetValue / operator()) -----------------------------
 void UbScalarRead(const char* api, const UbRef& ref, uint64_t byte_offset, void* out, uint32_t bytes);
@@ -249,7 +258,19 @@ void WaitFlag(AscendC::HardEvent event, int32_t id);
 int32_t FetchEventId(AscendC::HardEvent event, bool allocate);
 void ReleaseEventId(AscendC::HardEvent event, int32_t id);
 void SyncAll(const char* api);
-void SetAtomic(int kind, uint32_t element_bytes, bool floating);  // 0: none, 1: add
+/// The DMA atomic mode of UB->GM copies (SetAtomicAdd/Max/Min/None) and its element type.
+enum AtomicKind : int { kAtomicNone = 0, kAtomicAdd, kAtomicMax, kAtomicMin };
+enum AtomicType : int {
+    kAtomicTypeNone = 0,  // a type A2 has no atomics for
+    kAtomicF32,
+    kAtomicF16,
+    kAtomicBf16,
+    kAtomicS8,
+    kAtomicS16,
+    kAtomicS32,
+};
+/// `kind` < 0 keeps the mode and sets the type (SetAtomicType); `type_name` names T in findings.
+void SetAtomic(const char* api, int kind, int type, const char* type_name);
 
 // --- launches ----------------------------------------------------------------------------------------
 using KernelBody = void (*)(void* context);

@@ -71,16 +71,75 @@ inline void SyncAll(const GlobalTensor<int32_t>&, const LocalTensor<int32_t>&, i
     ::ascendc_cpu::rt::SyncAll("SyncAll");
 }
 
+namespace detail {
+/// The element types of A2's DMA atomics (int8_t, int16_t, half, bfloat16_t, int32_t, float).
+template <typename T>
+constexpr int AtomicTypeOf()
+{
+    namespace rt = ::ascendc_cpu::rt;
+    return std::is_same<T, float>::value        ? rt::kAtomicF32
+           : std::is_same<T, half>::value       ? rt::kAtomicF16
+           : std::is_same<T, bfloat16_t>::value ? rt::kAtomicBf16
+           : std::is_same<T, int8_t>::value     ? rt::kAtomicS8
+           : std::is_same<T, int16_t>::value    ? rt::kAtomicS16
+           : std::is_same<T, int32_t>::value    ? rt::kAtomicS32
+                                                : rt::kAtomicTypeNone;
+}
+
+template <typename T>
+inline const char* AtomicTypeName()
+{
+    return std::is_same<T, float>::value        ? "float"
+           : std::is_same<T, half>::value       ? "half"
+           : std::is_same<T, bfloat16_t>::value ? "bfloat16_t"
+           : std::is_same<T, int8_t>::value     ? "int8_t"
+           : std::is_same<T, int16_t>::value    ? "int16_t"
+           : std::is_same<T, int32_t>::value    ? "int32_t"
+                                                : "this type";
+}
+}  // namespace detail
+
+/// UB->GM copies from now on add to GM (in T) instead of overwriting it.
 template <typename T>
 inline void SetAtomicAdd()
 {
-    ::ascendc_cpu::rt::SetAtomic(1, sizeof(T), std::is_floating_point<T>::value || std::is_same<T, half>::value ||
-                                                     std::is_same<T, bfloat16_t>::value);
+    ::ascendc_cpu::rt::SetAtomic("SetAtomicAdd", ::ascendc_cpu::rt::kAtomicAdd, detail::AtomicTypeOf<T>(),
+                                 detail::AtomicTypeName<T>());
+}
+
+/// UB->GM copies from now on write the larger of the copied and the GM element (in T).
+template <typename T>
+inline void SetAtomicMax()
+{
+    ::ascendc_cpu::rt::SetAtomic("SetAtomicMax", ::ascendc_cpu::rt::kAtomicMax, detail::AtomicTypeOf<T>(),
+                                 detail::AtomicTypeName<T>());
+}
+
+/// UB->GM copies from now on write the smaller of the copied and the GM element (in T).
+template <typename T>
+inline void SetAtomicMin()
+{
+    ::ascendc_cpu::rt::SetAtomic("SetAtomicMin", ::ascendc_cpu::rt::kAtomicMin, detail::AtomicTypeOf<T>(),
+                                 detail::AtomicTypeName<T>());
+}
+
+/// Changes the element type of the atomic mode in force.
+template <typename T>
+inline void SetAtomicType()
+{
+    ::ascendc_cpu::rt::SetAtomic("SetAtomicType", -1, detail::AtomicTypeOf<T>(), detail::AtomicTypeName<T>());
 }
 
 inline void SetAtomicNone()
 {
-    ::ascendc_cpu::rt::SetAtomic(0, 0, false);
+    ::ascendc_cpu::rt::SetAtomic("SetAtomicNone", ::ascendc_cpu::rt::kAtomicNone, ::ascendc_cpu::rt::kAtomicTypeNone,
+                                 "");
+}
+
+inline void DisableDmaAtomic()
+{
+    ::ascendc_cpu::rt::SetAtomic("DisableDmaAtomic", ::ascendc_cpu::rt::kAtomicNone,
+                                 ::ascendc_cpu::rt::kAtomicTypeNone, "");
 }
 
 enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };

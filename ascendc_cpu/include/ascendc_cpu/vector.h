@@ -95,6 +95,38 @@ inline const char* TypeName()
     }
 }
 
+/// The element loop of a vector instruction, compiled for the baseline and, on x86-64, for AVX2
+/// and AVX-512, chosen at run time (rt::SimdLevel). The element function is the same in all three
+/// and uses no operation whose result depends on the vector width; no multiply-add contraction
+/// (ASCENDC_CPU_NO_CONTRACT; clang: the element functions' own pragmas), so the bits are the same.
+#define ASCENDC_CPU_ELEMENT_LOOP(name, attributes)                                                    \
+    template <typename D, typename F, typename... S>                                                  \
+    attributes ASCENDC_CPU_NO_CONTRACT void name(D* d, uint64_t count, const F& f, const S*... srcs) \
+    {                                                                                                 \
+        for (uint64_t i = 0; i < count; ++i) {                                                        \
+            d[i] = f(srcs[i]...);                                                                     \
+        }                                                                                             \
+    }
+ASCENDC_CPU_ELEMENT_LOOP(ElementLoopBaseline, inline)
+#if ASCENDC_CPU_SIMD_DISPATCH
+ASCENDC_CPU_ELEMENT_LOOP(ElementLoopAvx2, __attribute__((target("avx2"))))
+ASCENDC_CPU_ELEMENT_LOOP(ElementLoopAvx512, __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))))
+#endif
+#undef ASCENDC_CPU_ELEMENT_LOOP
+
+template <typename D, typename F, typename... S>
+inline void ElementLoop(D* d, uint64_t count, const F& f, const S*... srcs)
+{
+#if ASCENDC_CPU_SIMD_DISPATCH
+    switch (::ascendc_cpu::rt::SimdLevel()) {
+        case ::ascendc_cpu::rt::kSimdAvx512: ElementLoopAvx512(d, count, f, srcs...); return;
+        case ::ascendc_cpu::rt::kSimdAvx2: ElementLoopAvx2(d, count, f, srcs...); return;
+        default: break;
+    }
+#endif
+    ElementLoopBaseline(d, count, f, srcs...);
+}
+
 /// dst[i] = f(src[i]...) for i < count, as one vector instruction.
 template <typename D, typename F, typename... S, size_t... I>
 inline void ElementwiseImpl(const char* api, const LocalTensor<D>& dst, uint64_t count, F&& f,
@@ -114,10 +146,7 @@ inline void ElementwiseImpl(const char* api, const LocalTensor<D>& dst, uint64_t
         const uint32_t sizes[sizeof...(S) + 1] = {static_cast<uint32_t>(sizeof(S))..., 0};
         rt::ShadowElementwise(op.Shadow(out), sizeof(D), shadows, sizes, sizeof...(S), count);
     }
-    D* d = reinterpret_cast<D*>(out);
-    for (uint64_t i = 0; i < count; ++i) {
-        d[i] = f(reinterpret_cast<const S*>(in[I])[i]...);
-    }
+    ElementLoop(reinterpret_cast<D*>(out), count, f, reinterpret_cast<const S*>(in[I])...);
 }
 
 template <typename D, typename F, typename... S>
@@ -193,6 +222,9 @@ inline W ViaDouble(W x, F f)
 /// overflows to infinity or underflows to zero as it should.
 inline float ExpFloat(float x)
 {
+#ifdef __clang__
+#pragma clang fp contract(off)
+#endif
     constexpr double kLog2e = 1.4426950408889634;
     constexpr double kLn2 = 0.6931471805599453;
     constexpr double kRound = 0x1.8p52;                     // adding and subtracting it rounds to an integer
