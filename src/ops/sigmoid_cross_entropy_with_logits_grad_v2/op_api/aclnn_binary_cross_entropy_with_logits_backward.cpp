@@ -160,8 +160,8 @@ aclnnStatus GetWorkspaceSize(const GradientCall& call, const aclTensor* gradOutp
   if (weightOptional != nullptr) promoted = PromoteFloat(promoted, weightOptional->dtype);
   if (posWeightOptional != nullptr) promoted = PromoteFloat(promoted, posWeightOptional->dtype);
   if (!CanCast(promoted, out->dtype)) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": promoted dtype ", DTypeName(promoted),
-                " cannot be cast to ", call.out_name, " dtype ", DTypeName(out->dtype));
+    return FailAs(ACLNN_CPU_ERROR_TYPE, ACLNN_ERR_PARAM_INVALID, kFirstPhase, ": promoted dtype ",
+                  DTypeName(promoted), " cannot be cast to ", call.out_name, " dtype ", DTypeName(out->dtype));
   }
 
   auto plan = std::make_shared<BcePlan>();  // std::bad_alloc: see the guard below

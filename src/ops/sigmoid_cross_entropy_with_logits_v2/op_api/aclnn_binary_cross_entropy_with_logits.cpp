@@ -148,8 +148,8 @@ aclDataType PromoteInputs(std::initializer_list<const aclTensor*> inputs) {
 
 aclnnStatus CheckCastable(const char* phase, aclDataType promoted, NamedTensor out) {
   if (CanCast(promoted, out.tensor->dtype)) return ACLNN_SUCCESS;
-  return Fail(ACLNN_ERR_PARAM_INVALID, phase, ": promoted dtype ", DTypeName(promoted), " cannot be cast to ",
-              out.name, " dtype ", DTypeName(out.tensor->dtype));
+  return FailAs(ACLNN_CPU_ERROR_TYPE, ACLNN_ERR_PARAM_INVALID, phase, ": promoted dtype ", DTypeName(promoted),
+                " cannot be cast to ", out.name, " dtype ", DTypeName(out.tensor->dtype));
 }
 
 /// Builds the plan of a checked call, caches it under @p key and hands out its executor.
