@@ -22,17 +22,15 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_cpu.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"
+#include "client/api_table.h"
 #include "common/dtype.h"
-#include "common/two_phase_call.h"
 #include "platform/platform_info.h"
 #include "runtime/thread_pool.h"
 #include "roofline.h"
@@ -50,6 +48,7 @@ namespace {
 using aclnn_cpu::DTypeShortName;
 
 using Clock = std::chrono::steady_clock;
+namespace apis = aclnn_cpu::apis;
 
 /// kAllTransposed: all six operands are the same transpose of a dense [cols, rows] block, which
 /// reordering dims by stride turns back into one dense run.
@@ -66,6 +65,16 @@ enum class Layout {
   kForwardMean,
   kFusedMean
 };
+
+/// The API of the list a layout times.
+apis::ApiId ApiOf(Layout l) {
+  switch (l) {
+    case Layout::kForwardNone:
+    case Layout::kForwardMean: return apis::ApiId::kBinaryCrossEntropyWithLogits;
+    case Layout::kFusedMean: return apis::ApiId::kBinaryCrossEntropyWithLogitsFused;
+    default: return apis::ApiId::kBinaryCrossEntropyWithLogitsBackward;
+  }
+}
 
 const char* LayoutName(Layout l) {
   switch (l) {
@@ -211,34 +220,28 @@ class Bench {
   double bytes() const { return bytes_; }
   bool fused() const { return c_.layout == Layout::kFusedMean; }
 
-  /// The whole call as a client makes it; the workspace is kept across calls, as a client
-  /// running the same shape again would.
+  /// The API of the list the case times (src/client/api_table.h).
+  const apis::Api& Api() const { return apis::Get(ApiOf(c_.layout)); }
+
+  /// The case's tensors as @p api's operands, by role (an operand the case leaves out stays null).
+  apis::Operands OperandsOf(const apis::Api& api, const Buffer& grad_output, const Buffer& out) const {
+    const std::pair<const char*, const Buffer*> by_role[] = {
+        {"self", &x_},        {"target", &y_}, {"weight", &w_},         {"pos_weight", &pw_},
+        {"grad_output", &grad_output}, {"out", &out}, {"grad_input", &grad_}};
+    apis::Operands operands;
+    for (const auto& [role, buffer] : by_role) {
+      if (api.Has(role)) operands.Set(role, buffer->tensor);
+    }
+    operands.SetInt("reduction", reduction_);
+    return operands;
+  }
+
   /// The operator's first phase for this case (GetWorkspaceSize with the case's tensors).
   aclnnStatus FirstPhase(uint64_t* workspace_size, aclOpExecutor** executor) {
-    switch (c_.layout) {
-      case Layout::kFusedMean:
-        return aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize(x_.tensor, y_.tensor, w_.tensor, pw_.tensor,
-                                                                      nullptr, reduction_, out_.tensor, grad_.tensor,
-                                                                      workspace_size, executor);
-      case Layout::kForwardNone:
-      case Layout::kForwardMean:
-        return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(x_.tensor, y_.tensor, w_.tensor, pw_.tensor,
-                                                                 reduction_, out_.tensor, workspace_size, executor);
-      default:
-        return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(dout_.tensor, x_.tensor, y_.tensor,
-                                                                         w_.tensor, pw_.tensor, reduction_,
-                                                                         out_.tensor, workspace_size, executor);
-    }
+    return Api().first_phase(OperandsOf(Api(), dout_, out_), workspace_size, executor);
   }
   using SecondPhaseFn = aclnnStatus (*)(void*, uint64_t, aclOpExecutor*, aclrtStream);
-  SecondPhaseFn SecondPhase() const {
-    switch (c_.layout) {
-      case Layout::kFusedMean: return aclnnBinaryCrossEntropyWithLogitsFused;
-      case Layout::kForwardNone:
-      case Layout::kForwardMean: return aclnnBinaryCrossEntropyWithLogits;
-      default: return aclnnBinaryCrossEntropyWithLogitsBackward;
-    }
-  }
+  SecondPhaseFn SecondPhase() const { return Api().second_phase; }
 
   /// The whole two-phase call as a client makes it: a fresh executor each time.
   void RunOp() {
@@ -274,19 +277,10 @@ class Bench {
   /// Fused cases: what the fused call replaces, the forward call and then the backward call
   /// (gradOutput a 0-dim 1), each as a client makes it.
   void RunSeparate() {
-    Check(aclnn_cpu::CallTwoPhase(
-        [&](uint64_t* workspace_size, aclOpExecutor** executor) {
-          return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(x_.tensor, y_.tensor, w_.tensor, pw_.tensor,
-                                                                   reduction_, out_.tensor, workspace_size, executor);
-        },
-        aclnnBinaryCrossEntropyWithLogits, stream_, workspace_));
-    Check(aclnn_cpu::CallTwoPhase(
-        [&](uint64_t* workspace_size, aclOpExecutor** executor) {
-          return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(one_.tensor, x_.tensor, y_.tensor,
-                                                                           w_.tensor, pw_.tensor, reduction_,
-                                                                           grad_.tensor, workspace_size, executor);
-        },
-        aclnnBinaryCrossEntropyWithLogitsBackward, stream_, second_workspace_));
+    const apis::Api& forward = apis::Get(apis::ApiId::kBinaryCrossEntropyWithLogits);
+    const apis::Api& backward = apis::Get(apis::ApiId::kBinaryCrossEntropyWithLogitsBackward);
+    Check(apis::Call(forward, OperandsOf(forward, dout_, out_), stream_, workspace_));
+    Check(apis::Call(backward, OperandsOf(backward, one_, grad_), stream_, second_workspace_));
   }
 
   void RunRoofline() {

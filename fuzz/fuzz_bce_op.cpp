@@ -36,10 +36,7 @@
 #include <vector>
 
 #include "acl/acl.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits_target_backward.h"
+#include "client/api_table.h"
 #include "common/dtype.h"
 #include "dims.h"
 #include "fuzz_input.h"
@@ -64,24 +61,30 @@ enum Slot : int { kDout = 0, kSelf, kTarget, kWeight, kPosWeight, kOut, kGrad, k
 constexpr int kBackwardSlots = 6;  ///< the slots of the original decoding (a destroyed slot is one of them)
 constexpr const char* kSlotNames[kSlots] = {"gradOutput", "self", "target", "weight", "posWeight", "out", "gradInput"};
 
-enum class Op { kBackward, kTargetBackward, kForward, kFused };
-constexpr const char* kOpNames[] = {"backward", "target backward", "forward", "fused"};
+/// The roles of the API list (src/client/api_table.h) the slots stand for.
+constexpr const char* kSlotRoles[kSlots] = {"grad_output", "self", "target", "weight", "pos_weight", "out",
+                                            "grad_input"};
 
+/// The operators: the APIs of the list. Decoded over the whole list; the model of the first phase
+/// knows the rules of those Modelled() names, and a case of another (an API added to the list
+/// before the model learns its rules) is not run.
+namespace apis = aclnn_cpu::apis;
+using Op = apis::ApiId;
+constexpr Op kBackward = Op::kBinaryCrossEntropyWithLogitsBackward;
+constexpr Op kTargetBackward = Op::kBinaryCrossEntropyWithLogitsTargetBackward;
+constexpr Op kForward = Op::kBinaryCrossEntropyWithLogits;
+constexpr Op kFused = Op::kBinaryCrossEntropyWithLogitsFused;
+bool Modelled(Op op) { return op == kBackward || op == kTargetBackward || op == kForward || op == kFused; }
+
+/// Whether @p op must get the tensor of @p slot (a required input or an output).
 bool Required(Op op, int slot) {
-  switch (slot) {
-    case kSelf:
-    case kTarget:
-    case kOut: return true;
-    case kDout: return op == Op::kBackward || op == Op::kTargetBackward;
-    case kGrad: return op == Op::kFused;
-    default: return false;
-  }
+  const apis::Operand* o = apis::Get(op).Find(kSlotRoles[slot]);
+  return o != nullptr && (o->kind == apis::OperandKind::kInput || o->is_output());
 }
-bool Passed(Op op, int slot) {
-  if (slot == kDout) return op != Op::kForward;
-  if (slot == kGrad) return op == Op::kFused;
-  return true;
-}
+/// Whether @p op takes the tensor of @p slot at all.
+bool Passed(Op op, int slot) { return apis::Get(op).Has(kSlotRoles[slot]); }
+/// Whether @p op's out is one element for mean and sum (the loss).
+bool ReducedOut(Op op) { return apis::Get(op).Find("out")->kind == apis::OperandKind::kReducedOutput; }
 bool IsOutputSlot(int slot) { return slot == kOut || slot == kGrad; }
 
 aclrtStream g_stream = nullptr;  // a created stream, alive for the whole run
@@ -127,7 +130,7 @@ struct Case {
   int share_slot = kSelf;     ///< the input whose storage out shares
   int64_t share_shift = 0;    ///< bytes from that input's storage to out's (kOwnView)
   int destroyed_slot = -1;    ///< an operand passed as a destroyed handle (BCE_FUZZ_DESTROYED_HANDLES)
-  Op op = Op::kBackward;
+  Op op = kBackward;
   GradShare grad_share = GradShare::kNone;
 };
 
@@ -234,7 +237,7 @@ std::optional<Case> Decode(ByteReader& in) {
   c.self_dims = DecodeSelfDims(in);
   for (int slot : {kSelf, kTarget, kDout, kWeight, kPosWeight, kOut}) {
     OperandPlan& op = c.operands[slot];
-    op.present = Required(Op::kBackward, slot) ? !in.OneIn(40) : in.Below(2) == 1;
+    op.present = Required(kBackward, slot) ? !in.OneIn(40) : in.Below(2) == 1;
     op.dtype = in.AnyDType();
     if (slot == kOut && in.Below(8) != 7) op.dtype = c.operands[kTarget].dtype;  // mostly the rule
     op.format = in.AnyFormat();
@@ -265,14 +268,14 @@ std::optional<Case> Decode(ByteReader& in) {
   c.share_shift = in.Below(24);
   if (in.OneIn(24)) c.destroyed_slot = static_cast<int>(in.Below(kBackwardSlots));
   // Appended again (older inputs read zeros: the backward).
-  c.op = static_cast<Op>(in.Below(4));
+  c.op = static_cast<Op>(in.Below(apis::kApiCount));
   if (!Passed(c.op, kDout)) c.operands[kDout].present = false;
-  if ((c.op == Op::kForward || c.op == Op::kFused) && (c.reduction == 1 || c.reduction == 2) && !in.OneIn(8)) {
+  if (ReducedOut(c.op) && (c.reduction == 1 || c.reduction == 2) && !in.OneIn(8)) {
     OperandPlan& out = c.operands[kOut];  // mostly the one element the rule asks for
     out.dims = in.Below(2) == 0 ? Dims{} : Dims{1};
     if (!DecodeLayout(in, out)) return std::nullopt;
   }
-  if (c.op == Op::kFused) {
+  if (c.op == kFused) {
     OperandPlan& dout = c.operands[kDout];
     dout.present = !in.OneIn(4);  // null means 1
     const uint32_t shape = in.Below(8);
@@ -473,7 +476,7 @@ Expected ModelLossRules(const Case& c, const std::array<const OperandPlan*, kSlo
     e.rule = std::move(rule);
     return e;
   };
-  const bool fused = c.op == Op::kFused;
+  const bool fused = c.op == kFused;
   if (passed[kOut]->dtype != passed[kTarget]->dtype) return invalid("out dtype != target dtype");
   if (fused && passed[kGrad]->dtype != passed[kTarget]->dtype) return invalid("gradInput dtype != target dtype");
   if (c.reduction < 0 || c.reduction > 2) return invalid("reduction outside [0, 2]");
@@ -527,7 +530,7 @@ Expected ModelFirstPhase(const Case& c, const std::array<const OperandPlan*, kSl
   for (const OperandPlan* p : passed) {
     if (p != nullptr && !IsFloat(p->dtype)) return invalid("dtype not a float type");
   }
-  if (c.op == Op::kForward || c.op == Op::kFused) return ModelLossRules(c, passed, data, e);
+  if (c.op == kForward || c.op == kFused) return ModelLossRules(c, passed, data, e);
   if (passed[kOut]->dtype != passed[kTarget]->dtype) return invalid("out dtype != target dtype");
   if (passed[kTarget]->format != passed[kSelf]->format || passed[kOut]->format != passed[kSelf]->format) {
     return invalid("formats of self, target, out differ");
@@ -563,7 +566,7 @@ int64_t StorageIndexOf(const OperandPlan& p, const Dims& self, const Dims& index
 }
 
 std::string Describe(const Case& c, const std::array<const OperandPlan*, kSlots>& passed) {
-  std::string s = std::string(kOpNames[static_cast<int>(c.op)]) + ", reduction " + std::to_string(c.reduction) + ", self dims " + DimsText(c.self_dims) + "\n";
+  std::string s = std::string(apis::Get(c.op).short_name) + ", reduction " + std::to_string(c.reduction) + ", self dims " + DimsText(c.self_dims) + "\n";
   for (int slot = 0; slot < kSlots; ++slot) {
     const OperandPlan* p = passed[slot];
     s += std::string("  ") + kSlotNames[slot] + ": ";
@@ -866,6 +869,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::optional<Case> decoded = Decode(in);
   if (!decoded) return -1;
   const Case& c = *decoded;
+  if (!Modelled(c.op)) return 0;  // an API of the list whose rules the model does not know yet
   SplitMix rng(c.seed);
 
   // Tensors. Out may be a second tensor over self's or gradOutput's storage and view.
@@ -961,34 +965,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t* const ws_out = c.null_workspace_size ? nullptr : &workspace_size;
   aclOpExecutor** const executor_out = c.null_executor ? nullptr : &executor;
   aclnnStatus first = ACLNN_SUCCESS;
-  using SecondPhase = aclnnStatus (*)(void*, uint64_t, aclOpExecutor*, aclrtStream);
-  SecondPhase second_phase = nullptr;
-  switch (c.op) {
-    case Op::kBackward:
-      first = aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(tensor(kDout), tensor(kSelf), tensor(kTarget),
-                                                                        tensor(kWeight), tensor(kPosWeight),
-                                                                        c.reduction, tensor(kOut), ws_out, executor_out);
-      second_phase = &aclnnBinaryCrossEntropyWithLogitsBackward;
-      break;
-    case Op::kTargetBackward:
-      first = aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
-          tensor(kDout), tensor(kSelf), tensor(kTarget), tensor(kWeight), tensor(kPosWeight), c.reduction,
-          tensor(kOut), ws_out, executor_out);
-      second_phase = &aclnnBinaryCrossEntropyWithLogitsTargetBackward;
-      break;
-    case Op::kForward:
-      first = aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(tensor(kSelf), tensor(kTarget), tensor(kWeight),
-                                                                tensor(kPosWeight), c.reduction, tensor(kOut), ws_out,
-                                                                executor_out);
-      second_phase = &aclnnBinaryCrossEntropyWithLogits;
-      break;
-    case Op::kFused:
-      first = aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize(
-          tensor(kSelf), tensor(kTarget), tensor(kWeight), tensor(kPosWeight), tensor(kDout), c.reduction,
-          tensor(kOut), tensor(kGrad), ws_out, executor_out);
-      second_phase = &aclnnBinaryCrossEntropyWithLogitsFused;
-      break;
+  const apis::Api& api = apis::Get(c.op);
+  apis::Operands operands;
+  for (int slot = 0; slot < kSlots; ++slot) {
+    if (api.Has(kSlotRoles[slot])) operands.Set(kSlotRoles[slot], tensor(slot));
   }
+  operands.SetInt("reduction", c.reduction);
+  first = api.first_phase(operands, ws_out, executor_out);
+  const auto second_phase = api.second_phase;
   if (std::getenv("BCE_FUZZ_DESCRIBE") != nullptr) {  // what a corpus file means
     std::fprintf(stderr, "%s\n  -> first phase %d (model %d) %s\n", Describe(c, passed).c_str(), first,
                  expected.status, first == 0 ? "" : aclGetRecentErrMsg());
@@ -1010,7 +994,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   if (executor == nullptr) check.Fail("first phase succeeded without an executor");
-  const bool reduced_loss = (c.op == Op::kForward || c.op == Op::kFused) && c.reduction != 0;
+  const bool reduced_loss = ReducedOut(c.op) && c.reduction != 0;
   if (Numel(c.self_dims) == 0 && workspace_size != 0 && !reduced_loss) check.Fail("empty self asks for a workspace");
 
   // Second phase: one misuse at most, then a proper launch.
@@ -1071,15 +1055,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   consumed = !repeatable;
   if (aclrtSynchronizeStream(stream) != ACL_SUCCESS) check.Fail("aclrtSynchronizeStream failed");
 
-  switch (c.op) {
-    case Op::kBackward: CheckGradient(check, c, ops, kOut); break;
-    case Op::kTargetBackward: CheckTargetGradient(check, c, ops); break;
-    case Op::kForward: CheckLoss(check, c, ops); break;
-    case Op::kFused:
-      CheckLoss(check, c, ops);
-      CheckGradient(check, c, ops, kGrad);
-      break;
-  }
+  // Each operator's outputs against its reference (Modelled() operators only run).
+  if (c.op == kBackward) CheckGradient(check, c, ops, kOut);
+  if (c.op == kTargetBackward) CheckTargetGradient(check, c, ops);
+  if (c.op == kForward || c.op == kFused) CheckLoss(check, c, ops);
+  if (c.op == kFused) CheckGradient(check, c, ops, kGrad);
   // An output over another operand's storage: the bytes outside both views are checked below.
   if (!grad_over_ok) {
     CheckOutsideViewUntouched(check, *ops[kOut], ops[kOut]->before);

@@ -5,9 +5,10 @@ computed by the library's C API (the operators aclnnBinaryCrossEntropyWithLogits
 ...Backward, ...TargetBackward and ...Fused) over numpy arrays and CPU torch tensors without
 copying them. ``aclnn_bce.torch`` makes them PyTorch operators with autograd; ``python -m
 aclnn_bce`` (the ``aclnn-bce`` command) writes golden data and compares an NPU's output with it.
+``Op`` and ``DType`` are the library's operators (its API list) and element types as enums.
 """
 
-from ._aclnn_bce import get_num_threads, set_num_threads, simd_target
+from ._aclnn_bce import DType, Op, get_num_threads, set_num_threads, simd_target
 from ._api import (
     REDUCTIONS,
     PreparedCall,
@@ -21,6 +22,8 @@ from ._api import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "DType",
+    "Op",
     "REDUCTIONS",
     "PreparedCall",
     "binary_cross_entropy_with_logits",

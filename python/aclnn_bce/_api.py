@@ -40,9 +40,20 @@ __all__ = [
 #: The reductions by name, with the values the C API takes (0 none, 1 mean, 2 sum).
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
-_FORWARD, _BACKWARD, _TARGET_BACKWARD, _FUSED = 0, 1, 2, 3
-# Bit positions of the extension's bf16_mask (the slots of aclnn_bce_module.cpp).
-_SELF, _TARGET, _WEIGHT, _POS_WEIGHT, _GRAD_OUTPUT, _OUT, _GRAD_INPUT = range(7)
+# The operators, by the library's API list (Note [One op list]; the extension's enum Op).
+_FORWARD, _BACKWARD = _ext.Op.forward, _ext.Op.backward
+_TARGET_BACKWARD, _FUSED = _ext.Op.target_backward, _ext.Op.fused
+#: Each operator's operands by role (input, target, weight, ...): {op: {role: kind}}, the kinds of
+#: the API list (input, optional_input, output, reduced_output, int64).
+_OPERANDS = {op: {role: kind for _, role, kind in _ext.api(op)[1]} for op in _ext.Op}
+#: The operators whose out is one element for mean and sum (the loss), those that need a
+#: grad_output and those that also write grad_input.
+_REDUCED_OUT = frozenset(op for op, roles in _OPERANDS.items() if roles.get("out") == "reduced_output")
+_NEEDS_GRAD_OUTPUT = frozenset(op for op, roles in _OPERANDS.items() if roles.get("grad_output") == "input")
+_WRITES_GRAD_INPUT = frozenset(op for op, roles in _OPERANDS.items() if "grad_input" in roles)
+# The bits of the extension's bf16_mask, by role (the list's order of roles).
+_BF16_BIT = {role: 1 << i for i, role in enumerate(_ext.ROLES)}
+_DTYPE = _ext.DType
 
 try:  # numpy's bfloat16 comes from ml_dtypes, an optional dependency
     import ml_dtypes as _ml_dtypes
@@ -55,18 +66,20 @@ Array = Any  # numpy.ndarray or torch.Tensor
 Scalar = Union[float, int]
 
 
-# aclDataType values (include/acl/acl_base.h) of torch dtypes, made when first needed.
+# The library's dtypes (the extension's DType: aclDataType by CANN's names) of torch dtypes, by
+# their names in each, made when first needed.
 _TORCH_CODES: dict = {}
+_TORCH_DTYPE_NAMES = {"float32": "FLOAT", "float16": "FLOAT16", "int8": "INT8", "int32": "INT32", "uint8": "UINT8",
+                      "int16": "INT16", "uint16": "UINT16", "uint32": "UINT32", "int64": "INT64", "uint64": "UINT64",
+                      "float64": "DOUBLE", "bool": "BOOL", "complex64": "COMPLEX64", "complex128": "COMPLEX128",
+                      "bfloat16": "BF16"}
 
 
 def _torch_codes(torch) -> dict:
     if not _TORCH_CODES:
-        names = {"float32": 0, "float16": 1, "int8": 2, "int32": 3, "uint8": 4, "int16": 6, "uint16": 7,
-                 "uint32": 8, "int64": 9, "uint64": 10, "float64": 11, "bool": 12, "complex64": 16,
-                 "complex128": 17, "bfloat16": 27}
-        for name, code in names.items():
+        for name, library_name in _TORCH_DTYPE_NAMES.items():
             if hasattr(torch, name):
-                _TORCH_CODES[getattr(torch, name)] = code
+                _TORCH_CODES[getattr(torch, name)] = _DTYPE[library_name]
         # For torch_call and prepared calls (Note [Written tensors are versioned] in
         # aclnn_bce_module.cpp: the function behind torch.autograd.graph.increment_version).
         _ext.register_torch(torch.Tensor, _TORCH_CODES, torch.empty, torch._C._increment_version,
@@ -153,11 +166,11 @@ class _Call:
             raise TypeError(f"{name}: the tensor has no memory of its own to read or write")
         return (t.data_ptr(), t.shape, t.stride(), _torch_codes(self.torch)[t.dtype])
 
-    def run(self, op: int, operands: list, reduction: int) -> None:
+    def run(self, op: Any, operands: dict, reduction: int) -> None:
         if self.torch is not None:
-            _ext.run_raw(op, *operands[:5], reduction, *operands[5:])
+            _ext.run_raw(op, reduction, **operands)
         else:
-            _ext.run(op, *operands[:5], reduction, *operands[5:], self.bf16_mask)
+            _ext.run(op, reduction, self.bf16_mask, **operands)
 
     def finish(self) -> None:
         """Copies the temporaries into the caller's outputs; versions the torch tensors written
@@ -170,7 +183,7 @@ class _Call:
         if self.written:
             self.torch._C._increment_version(self.written)
 
-    def operand(self, x: Any, name: str, slot: int) -> Any:
+    def operand(self, x: Any, name: str) -> Any:
         """An input as the extension takes it (None stays None). Python and numpy scalars become
         0-dim arrays of input's dtype; numpy inputs with negative strides and lazy torch tensors
         are copied (Note [Copies in the general path]), every other array is passed as it is."""
@@ -194,9 +207,9 @@ class _Call:
         if any(s < 0 for s in x.strides):
             self._copy_allowed(name, "a view with negative strides")
             x = np.ascontiguousarray(x)
-        return self._bf16_view(x, slot)
+        return self._bf16_view(x, name)
 
-    def output(self, given: Any, name: str, slot: int, shape: Tuple[int, ...], dtype: Any) -> Tuple[Any, Any]:
+    def output(self, given: Any, name: str, shape: Tuple[int, ...], dtype: Any) -> Tuple[Any, Any]:
         """(the array the extension writes, the array returned): a new array of input's family, or
         the caller's ``out``. A numpy ``out`` with negative strides or a lazy torch ``out`` is
         written through a temporary (Note [Copies in the general path])."""
@@ -205,7 +218,7 @@ class _Call:
                 new = _fresh_tensor(self.torch, shape, dtype)
                 return self.describe(new, name), new
             new = _fresh_numpy(shape, dtype)
-            return self._bf16_view(new, slot), new
+            return self._bf16_view(new, name), new
         if self.torch is not None:
             if not isinstance(given, self.torch.Tensor):
                 raise TypeError(f"{name} must be a torch.Tensor like input, not {type(given).__name__}")
@@ -231,8 +244,8 @@ class _Call:
             self._copy_allowed(name, "a view with negative strides")
             temp = np.empty(given.shape, dtype=given.dtype)
             self.copies.append((temp, given))
-            return self._bf16_view(temp, slot), given
-        return self._bf16_view(given, slot), given
+            return self._bf16_view(temp, name), given
+        return self._bf16_view(given, name), given
 
     def check_aliasing(self) -> None:
         """The library's aliasing rule on the caller's arrays where copies stand in for some of
@@ -294,9 +307,9 @@ class _Call:
         self.keep.append(t)  # alive until the call returns
         return t
 
-    def _bf16_view(self, x: np.ndarray, slot: int) -> np.ndarray:
+    def _bf16_view(self, x: np.ndarray, role: str) -> np.ndarray:
         if _NP_BF16 is not None and x.dtype == _NP_BF16:
-            self.bf16_mask |= 1 << slot
+            self.bf16_mask |= _BF16_BIT[role]
             return x.view(np.uint16)
         return x
 
@@ -343,7 +356,10 @@ def _overlaps_itself(a: np.ndarray) -> bool:
 #: Outputs this large (bytes) come from the library's cache of output blocks (Note [Output cache]
 #: in aclnn_bce_module.cpp): a fresh 64 MiB output's page faults cost more than the operator.
 _CACHED_OUTPUT_BYTES = _ext.CACHED_OUTPUT_MIN_BYTES
-_NP_CODES = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.float64): 11}
+_NP_CODES = {np.dtype(np.float32): _DTYPE.FLOAT, np.dtype(np.float16): _DTYPE.FLOAT16,
+             np.dtype(np.float64): _DTYPE.DOUBLE}
+#: The dtypes the library computes in, which new_output makes.
+_FLOAT_DTYPES = frozenset((_DTYPE.FLOAT, _DTYPE.FLOAT16, _DTYPE.DOUBLE, _DTYPE.BF16))
 
 
 def _fresh_numpy(shape: Tuple[int, ...], dtype: Any) -> np.ndarray:
@@ -356,7 +372,7 @@ def _fresh_numpy(shape: Tuple[int, ...], dtype: Any) -> np.ndarray:
 
 def _fresh_tensor(torch: Any, shape: Any, dtype: Any) -> Any:
     code = (_TORCH_CODES or _torch_codes(torch)).get(dtype)
-    if code in (0, 1, 11, 27) and math.prod(shape) * dtype.itemsize >= _CACHED_OUTPUT_BYTES:
+    if code in _FLOAT_DTYPES and math.prod(shape) * dtype.itemsize >= _CACHED_OUTPUT_BYTES:
         return _ext.new_output(list(shape), code, True)
     # size= as a keyword: torch's argument parser takes it in 0.6-0.7 us, a positional torch.Size
     # or tuple in 1.0-1.4 us (PyTorch 2.15, AMD Zen 5).
@@ -368,7 +384,7 @@ def _plain(x: Any) -> bool:
     return x is None or (type(x) is np.ndarray and x.dtype is not _NP_BF16)
 
 
-def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any,
+def _call(op: Any, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any,
           reduction: Union[str, int], out: Any, grad_input: Any) -> Any:
     """One operator call: the fast path for plain numpy arrays (no per-operand work in Python),
     else the general one (torch tensors, bfloat16, scalars, negative strides, checks of form)."""
@@ -379,17 +395,18 @@ def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, gr
         grad_output = np.array(grad_output, dtype=input.dtype)  # as the general path does
     if (type(input) is np.ndarray and input.dtype is not _NP_BF16 and _plain(target) and target is not None
             and _plain(weight) and _plain(pos_weight) and _plain(grad_output)
-            and (grad_output is not None or op == _FORWARD or op == _FUSED)
+            and (grad_output is not None or op not in _NEEDS_GRAD_OUTPUT)
             and (out is None or (_plain(out) and out.flags.writeable))
             and (grad_input is None or (_plain(grad_input) and grad_input.flags.writeable))):
         if out is None:  # (_out_shape inlined: the fast path's cost is per call)
-            result = _fresh_numpy(() if red != 0 and (op == _FORWARD or op == _FUSED) else input.shape, target.dtype)
+            result = _fresh_numpy(() if red != 0 and op in _REDUCED_OUT else input.shape, target.dtype)
         else:
             result = out
-        grad = _fresh_numpy(input.shape, target.dtype) if op == _FUSED and grad_input is None else grad_input
+        grad = _fresh_numpy(input.shape, target.dtype) if op in _WRITES_GRAD_INPUT and grad_input is None else grad_input
         try:
-            _ext.run(op, input, target, weight, pos_weight, grad_output, red, result, grad, 0)
-            return (result, grad) if op == _FUSED else result
+            _ext.run(op, red, 0, input=input, target=target, weight=weight, pos_weight=pos_weight,
+                     grad_output=grad_output, out=result, grad_input=grad)
+            return (result, grad) if op in _WRITES_GRAD_INPUT else result
         except (_ext.NegativeStridesError, TypeError):
             # The general path copies such views, and names the operand whose dtype nanobind
             # cannot import (object, strings, ...), where nanobind's TypeError would list run()'s
@@ -398,15 +415,16 @@ def _call(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, gr
     torch = sys.modules.get("torch")
     if torch is not None and type(input) is torch.Tensor and not _TORCH_CODES:
         _torch_codes(torch)  # registers torch.Tensor, the dtypes and torch.empty with the extension
-        result = _torch_call(op, input, target, weight, pos_weight, grad_output, red, out, grad_input)
+        result = _torch_call(op, red, input=input, target=target, weight=weight, pos_weight=pos_weight,
+                             grad_output=grad_output, out=out, grad_input=grad_input)
         if result is not None:
             return result
     return _general(op, input, target, weight, pos_weight, grad_output, red, out, grad_input)
 
 
-def _out_shape(op: int, red: int, input: Array) -> Tuple[int, ...]:
+def _out_shape(op: Any, red: int, input: Array) -> Tuple[int, ...]:
     """The shape of the result: 0-dim for the loss of mean and sum, else input's."""
-    return () if red != 0 and (op == _FORWARD or op == _FUSED) else tuple(input.shape)
+    return () if red != 0 and op in _REDUCED_OUT else tuple(input.shape)
 
 
 #: The whole call for plain CPU torch tensors, outputs included, in the extension (Note [Torch
@@ -416,30 +434,31 @@ def _out_shape(op: int, red: int, input: Array) -> Tuple[int, ...]:
 _torch_call = _ext.torch_call
 
 
-_OP_NAMES = ("binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits_backward",
-             "binary_cross_entropy_with_logits_target_backward", "binary_cross_entropy_with_logits_fused")
+_OP_NAMES = {_FORWARD: "binary_cross_entropy_with_logits", _BACKWARD: "binary_cross_entropy_with_logits_backward",
+             _TARGET_BACKWARD: "binary_cross_entropy_with_logits_target_backward",
+             _FUSED: "binary_cross_entropy_with_logits_fused"}
 
 
-def _describe(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, out: Any,
-              grad_input: Any, red: int, prepared: bool = False) -> Tuple[_Call, list, Any, Any]:
-    """The general path's operands: (the call, the seven operands in slot order as the extension
+def _describe(op: Any, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, out: Any,
+              grad_input: Any, red: int, prepared: bool = False) -> Tuple[_Call, dict, Any, Any]:
+    """The general path's operands: (the call, the operands by role (input=, target=, ...) as the extension
     takes them, the result to return, the fused call's gradient to return or None). Refuses what
     the library cannot be given (the checks of this layer, the aliasing rule where copies stand
     in, autograd's rule for out=) before anything is written."""
     call = _Call(input, prepared)
-    x = call.operand(input, "input", _SELF)
-    y = call.operand(target, "target", _TARGET)
+    x = call.operand(input, "input")
+    y = call.operand(target, "target")
     if y is None:
         raise TypeError("target must be an array, not None")
-    w = call.operand(weight, "weight", _WEIGHT)
-    pw = call.operand(pos_weight, "pos_weight", _POS_WEIGHT)
-    g = call.operand(grad_output, "grad_output", _GRAD_OUTPUT)
-    if g is None and op in (_BACKWARD, _TARGET_BACKWARD):
+    w = call.operand(weight, "weight")
+    pw = call.operand(pos_weight, "pos_weight")
+    g = call.operand(grad_output, "grad_output")
+    if g is None and op in _NEEDS_GRAD_OUTPUT:
         raise TypeError("grad_output must be an array or a number, not None")
-    written, returned = call.output(out, "out", _OUT, _out_shape(op, red, input), target.dtype)
+    written, returned = call.output(out, "out", _out_shape(op, red, input), target.dtype)
     grad_written = grad = None
-    if op == _FUSED:
-        grad_written, grad = call.output(grad_input, "grad_input", _GRAD_INPUT, tuple(input.shape), target.dtype)
+    if op in _WRITES_GRAD_INPUT:
+        grad_written, grad = call.output(grad_input, "grad_input", tuple(input.shape), target.dtype)
     torch = call.torch
     if torch is not None and torch.is_grad_enabled():
         # PyTorch refuses an out= that requires grad under grad mode (its message): autograd cannot
@@ -449,16 +468,18 @@ def _describe(op: int, input: Array, target: Array, weight: Any, pos_weight: Any
             raise RuntimeError(f"{_OP_NAMES[op]}(): functions with out=... arguments don't support automatic "
                                "differentiation, but one of the arguments requires grad.")
     call.check_aliasing()
-    return call, [x, y, w, pw, g, written, grad_written], returned, grad
+    operands = {"input": x, "target": y, "weight": w, "pos_weight": pw, "grad_output": g, "out": written,
+                "grad_input": grad_written}
+    return call, operands, returned, grad
 
 
-def _general(op: int, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, red: int,
+def _general(op: Any, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, red: int,
              out: Any, grad_input: Any) -> Any:
     call, operands, returned, grad = _describe(op, input, target, weight, pos_weight, grad_output, out, grad_input,
                                                red)
     call.run(op, operands, red)
     call.finish()
-    return (returned, grad) if op == _FUSED else returned
+    return (returned, grad) if op in _WRITES_GRAD_INPUT else returned
 
 
 def binary_cross_entropy_with_logits(
@@ -479,7 +500,8 @@ def binary_cross_entropy_with_logits(
     float64 in any mix (computed in float32, or float64 when an operand is float64); ``out``
     receives the result in place and is returned.
     """
-    result = _torch_call(_FORWARD, input, target, weight, pos_weight, None, reduction, out, None)
+    result = _torch_call(_FORWARD, reduction, input=input, target=target, weight=weight, pos_weight=pos_weight,
+                         out=out)
     if result is None:
         result = _call(_FORWARD, input, target, weight, pos_weight, None, reduction, out, None)
     return result
@@ -500,7 +522,8 @@ def binary_cross_entropy_with_logits_backward(
     for every reduction (CANN's rule; grad_output may be a Python number); the result has input's
     shape and target's dtype.
     """
-    result = _torch_call(_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
+    result = _torch_call(_BACKWARD, reduction, input=input, target=target, weight=weight, pos_weight=pos_weight,
+                         grad_output=grad_output, out=out)
     if result is None:
         result = _call(_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
     return result
@@ -521,7 +544,8 @@ def binary_cross_entropy_with_logits_target_backward(
     ``-x * grad_output * weight`` (``/ N`` for 'mean'). target's values are not read (only its
     shape and dtype). The result has input's shape and target's dtype.
     """
-    result = _torch_call(_TARGET_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
+    result = _torch_call(_TARGET_BACKWARD, reduction, input=input, target=target, weight=weight,
+                         pos_weight=pos_weight, grad_output=grad_output, out=out)
     if result is None:
         result = _call(_TARGET_BACKWARD, input, target, weight, pos_weight, grad_output, reduction, out, None)
     return result
@@ -543,7 +567,8 @@ def binary_cross_entropy_with_logits_fused(
     one-element ``grad_output`` (None: 1), the training-loop case. ``out`` and ``grad_input``
     receive the results in place; they must not share memory.
     """
-    result = _torch_call(_FUSED, input, target, weight, pos_weight, grad_output, reduction, out, grad_input)
+    result = _torch_call(_FUSED, reduction, input=input, target=target, weight=weight, pos_weight=pos_weight,
+                         grad_output=grad_output, out=out, grad_input=grad_input)
     if result is None:
         result = _call(_FUSED, input, target, weight, pos_weight, grad_output, reduction, out, grad_input)
     return result
@@ -645,7 +670,7 @@ def prepare(function: Any, *args: Any, **kwargs: Any) -> PreparedCall:
     torch = call.torch
     guards = [v for v in arrays if torch is not None and isinstance(v, torch.Tensor)]
     written = [v for v in outputs if torch is not None and isinstance(v, torch.Tensor)]
-    keep = arrays + [o for o in operands if isinstance(o, np.ndarray)]
+    keep = arrays + [o for o in operands.values() if isinstance(o, np.ndarray)]
     # The numpy arrays and the arrays their memory comes from, checked at every run (Note
     # [Prepared calls] in aclnn_bce_module.cpp).
     numpy_arrays: dict = {}
@@ -654,4 +679,4 @@ def prepare(function: Any, *args: Any, **kwargs: Any) -> PreparedCall:
             numpy_arrays[id(v)] = v
             v = v.base
     prepared = _ext.Prepared(op, operands, red, call.bf16_mask, guards, written, list(numpy_arrays.values()))
-    return PreparedCall(prepared, (returned, grad) if op == _FUSED else returned, keep)
+    return PreparedCall(prepared, (returned, grad) if op in _WRITES_GRAD_INPUT else returned, keep)

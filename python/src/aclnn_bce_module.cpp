@@ -1,9 +1,13 @@
-// The Python extension `aclnn_bce._aclnn_bce`: the four operators' two-phase calls over arrays that
-// nanobind imports without copying (numpy through the buffer protocol, torch and any other CPU
-// array through DLPack). The Python layer (aclnn_bce/_api.py) checks the call's form, allocates
-// the outputs in the caller's array type and passes every operand here; this file only describes
-// the arrays to the library as aclTensors, runs both phases with the GIL released, waits for the
-// launch and turns a refusal into a Python exception carrying the library's message.
+// The Python extension `aclnn_bce._aclnn_bce`: the two-phase calls of the APIs of the one API list
+// (Note [One op list], cmake/aclnn_op.cmake; src/client/api_table.h) over arrays that nanobind
+// imports without copying (numpy through the buffer protocol, torch and any other CPU array
+// through DLPack). The operators are the enum Op, named by the list; an operand is passed by its
+// role's keyword (input, target, weight, ...: the list's roles, `self` spelled `input` as PyTorch
+// does). The Python layer (aclnn_bce/_api.py) checks the call's form, allocates the outputs in the
+// caller's array type and passes every operand here; this file only describes the arrays to the
+// library as aclTensors, runs both phases with the GIL released, waits for the launch and turns a
+// refusal into the Python exception of the kind the library reports (aclnnCpuGetRecentErrorKind),
+// carrying its message.
 //
 // Lifetimes: the call is synchronous (the stream is synchronized before returning), and the
 // arrays are arguments of this call, so every operand outlives the launch.
@@ -31,13 +35,10 @@
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_cpu.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits_target_backward.h"
-#include "common/two_phase_call.h"
+#include "client/api_table.h"
 
 namespace nb = nanobind;
+namespace apis = aclnn_cpu::apis;
 
 namespace {
 
@@ -46,13 +47,55 @@ using OutArray = nb::ndarray<nb::device::cpu>;        ///< an output (writable)
 using OptArray = std::optional<Array>;
 using OptOutArray = std::optional<OutArray>;
 
-enum class Op : int { kForward = 0, kBackward = 1, kTargetBackward = 2, kFused = 3 };
+using apis::ApiId;
+using apis::kTensorSlots;
 
 /// An exception raised with the GIL held, after the call: the library's message and its class.
 struct Refusal {
   enum Kind { kNone, kValue, kType, kRuntime } kind = kNone;
   std::string message;
 };
+
+/// The name the Python layer gives the operand of a tensor slot: the list's role, but `input` for
+/// self (PyTorch's name; the library's messages say self, as CANN does).
+constexpr const char* PythonName(size_t slot) {
+  return std::string_view(apis::kTensorRoles[slot]) == "self" ? "input" : apis::kTensorRoles[slot];
+}
+
+/// Whether a tensor slot is written by some API of the list (described as a writable array).
+constexpr bool IsOutputSlot(size_t slot) {
+  for (const apis::Api& api : apis::kAll) {
+    for (const apis::Operand& o : api.operands) {
+      if (o.is_tensor() && o.slot == slot && o.is_output()) return true;
+    }
+  }
+  return false;
+}
+
+/// Each API's tensor slots as bits (a call checks its operands against them without comparing
+/// role names).
+constexpr std::array<uint64_t, apis::kApiCount> kApiSlotBits = [] {
+  static_assert(kTensorSlots <= 64, "the tensor slots fit a uint64_t");
+  std::array<uint64_t, apis::kApiCount> bits{};
+  for (size_t i = 0; i < apis::kApiCount; ++i) {
+    for (const apis::Operand& o : apis::kAll[i].operands) {
+      if (o.is_tensor()) bits[i] |= uint64_t{1} << o.slot;
+    }
+  }
+  return bits;
+}();
+
+/// Whether the API of index @p api takes the tensor of @p slot.
+constexpr bool Takes(size_t api, size_t slot) { return (kApiSlotBits[api] >> slot & 1u) != 0; }
+
+/// The aclDataType values asked of the library for their names (CANN's are -1 to 33).
+constexpr int kMaxDTypeCode = 127;
+
+constexpr size_t kSelfSlot = apis::TensorSlot("self");
+constexpr size_t kTargetSlot = apis::TensorSlot("target");
+constexpr size_t kReductionSlot = apis::IntSlot("reduction");
+static_assert(kSelfSlot != apis::kNoSlot && kTargetSlot != apis::kNoSlot && kReductionSlot != apis::kNoSlot,
+              "the Python layer's calls have self, target and reduction");
 
 /// The aclDataType of a DLPack dtype (an ml_dtypes bfloat16 numpy array arrives as its uint16
 /// view with @p bf16 set: numpy exports no bfloat16 of its own). Integer, bool and complex arrays
@@ -168,65 +211,58 @@ class Tensor {
   aclTensor* tensor_ = nullptr;
 };
 
+/// The refusal of a failed call, of the kind the library reports (Note [Error kinds] in the
+/// library; aclnnCpuGetRecentErrorKind): TypeError for a dtype rule, ValueError for any other rule
+/// on a parameter, RuntimeError for a call that could not be done.
 Refusal RefusalOf(aclnnStatus status) {
   Refusal r;
   r.message = aclGetRecentErrMsg();
-  if (status == ACLNN_ERR_PARAM_NULLPTR || status == ACLNN_ERR_PARAM_INVALID) {
-    r.kind = r.message.find(" dtype ") != std::string::npos ? Refusal::kType : Refusal::kValue;
-  } else {
-    r.kind = Refusal::kRuntime;
+  switch (aclnnCpuGetRecentErrorKind()) {
+    case ACLNN_CPU_ERROR_TYPE: r.kind = Refusal::kType; break;
+    case ACLNN_CPU_ERROR_NULL_POINTER:
+    case ACLNN_CPU_ERROR_VALUE: r.kind = Refusal::kValue; break;
+    case ACLNN_CPU_ERROR_NONE:
+    case ACLNN_CPU_ERROR_RUNTIME: r.kind = Refusal::kRuntime; break;
+  }
+  if (status == ACLNN_ERR_RUNTIME_ERROR && r.kind != Refusal::kRuntime) {
+    r.kind = Refusal::kRuntime;  // the workspace or the synchronize failed after an earlier refusal's kind
   }
   return r;
 }
 
-/// The first phase of @p op over described operands (an absent one is null).
-aclnnStatus FirstPhase(Op op, const aclTensor* self, const aclTensor* target, const aclTensor* weight,
-                       const aclTensor* pos_weight, const aclTensor* grad_output, int64_t reduction, aclTensor* out,
-                       aclTensor* grad_input, uint64_t* workspace_size, aclOpExecutor** executor) {
-  switch (op) {
-    case Op::kForward:
-      return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(self, target, weight, pos_weight, reduction, out,
-                                                               workspace_size, executor);
-    case Op::kBackward:
-      return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(grad_output, self, target, weight, pos_weight,
-                                                                       reduction, out, workspace_size, executor);
-    case Op::kTargetBackward:
-      return aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
-          grad_output, self, target, weight, pos_weight, reduction, out, workspace_size, executor);
-    case Op::kFused:
-      return aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize(self, target, weight, pos_weight, grad_output,
-                                                                    reduction, out, grad_input, workspace_size,
-                                                                    executor);
+/// The operands of one call, by tensor slot (an absent one stays empty).
+using Tensors = std::array<Tensor, kTensorSlots>;
+
+/// The API of @p op, with ValueError for an operand it does not take (the Python layer passes
+/// only the roles of its operator).
+const apis::Api& ApiOf(ApiId op, const Tensors& t) {
+  const size_t index = static_cast<size_t>(op);
+  if (index >= apis::kApiCount) throw nb::value_error("op: not an operator of the API list");
+  const apis::Api& api = apis::kAll[index];
+  for (size_t slot = 0; slot < kTensorSlots; ++slot) {
+    if (t[slot].get() != nullptr && !Takes(index, slot)) {
+      throw nb::value_error((std::string(api.short_name) + " takes no " + PythonName(slot)).c_str());
+    }
   }
-  return ACLNN_ERR_INNER;
+  return api;
 }
 
-/// The second phase of @p op.
-aclnnStatus SecondPhase(Op op, void* workspace, uint64_t size, aclOpExecutor* executor, aclrtStream stream) {
-  switch (op) {
-    case Op::kForward: return aclnnBinaryCrossEntropyWithLogits(workspace, size, executor, stream);
-    case Op::kBackward: return aclnnBinaryCrossEntropyWithLogitsBackward(workspace, size, executor, stream);
-    case Op::kTargetBackward: return aclnnBinaryCrossEntropyWithLogitsTargetBackward(workspace, size, executor, stream);
-    case Op::kFused: return aclnnBinaryCrossEntropyWithLogitsFused(workspace, size, executor, stream);
+/// The list's operands of @p api over @p t.
+apis::Operands OperandsOf(const apis::Api& api, const Tensors& t, int64_t reduction) {
+  apis::Operands o;
+  for (const apis::Operand& operand : api.operands) {
+    if (operand.is_tensor()) o.tensors[operand.slot] = t[operand.slot].get();
   }
-  return ACLNN_ERR_INNER;
+  o.ints[kReductionSlot] = reduction;
+  return o;
 }
 
 /// Both phases and the wait, on the calling thread without the GIL, through the project's one
-/// client-side two-phase helper (common/two_phase_call.h) on the default stream. The workspace
+/// client-side two-phase helper (client/two_phase_call.h) on the default stream. The workspace
 /// is one per calling thread, kept for its next call: each call waits for its launch.
-Refusal RunOp(Op op, const aclTensor* self, const aclTensor* target, const aclTensor* weight,
-              const aclTensor* pos_weight, const aclTensor* grad_output, int64_t reduction, aclTensor* out,
-              aclTensor* grad_input) {
+Refusal RunOp(const apis::Api& api, const apis::Operands& operands) {
   thread_local aclnn_cpu::DeviceMemory workspace;
-  const auto first_phase = [&](uint64_t* workspace_size, aclOpExecutor** executor) {
-    return FirstPhase(op, self, target, weight, pos_weight, grad_output, reduction, out, grad_input, workspace_size,
-                      executor);
-  };
-  const auto second_phase = [op](void* w, uint64_t size, aclOpExecutor* executor, aclrtStream stream) {
-    return SecondPhase(op, w, size, executor, stream);
-  };
-  const aclnn_cpu::TwoPhaseResult result = aclnn_cpu::CallTwoPhase(first_phase, second_phase, nullptr, workspace);
+  const aclnn_cpu::TwoPhaseResult result = apis::Call(api, operands, nullptr, workspace);
   return result.ok() ? Refusal{} : RefusalOf(result.status);
 }
 
@@ -240,48 +276,54 @@ void Raise(const Refusal& refusal) {
   }
 }
 
-/// The operands of one call, in the order of the slots.
-enum Slot : unsigned { kSelf = 0, kTarget, kWeight, kPosWeight, kGradOutput, kOut, kGradInput, kSlots };
-constexpr const char* kSlotNames[kSlots] = {"input", "target", "weight", "pos_weight", "grad_output", "out",
-                                            "grad_input"};
-
 /// Both phases over described operands (an absent one stays null), the GIL released.
-void Execute(int op, const Tensor (&t)[kSlots], int64_t reduction) {
-  if (op < 0 || op > 3) throw nb::value_error("op must be 0 (forward), 1 (backward), 2 (target backward) or 3 (fused)");
+void Execute(ApiId op, const Tensors& t, int64_t reduction) {
+  const apis::Api& api = ApiOf(op, t);
+  const apis::Operands operands = OperandsOf(api, t, reduction);
   Refusal refusal;
   {
     nb::gil_scoped_release release;
-    refusal = RunOp(static_cast<Op>(op), t[kSelf].get(), t[kTarget].get(), t[kWeight].get(), t[kPosWeight].get(),
-                    t[kGradOutput].get(), reduction, t[kOut].get(), t[kGradInput].get());
+    refusal = RunOp(api, operands);
   }
   Raise(refusal);
 }
 
-/// Arrays that nanobind imports (numpy through the buffer protocol, anything with __dlpack__).
-/// Bits of @p bf16_mask (by slot): ml_dtypes bfloat16 arrays passed as their uint16 view.
-void Run(int op, const Array& self, const Array& target, const OptArray& weight, const OptArray& pos_weight,
-         const OptArray& grad_output, int64_t reduction, const OutArray& out, const OptOutArray& grad_input,
-         unsigned bf16_mask) {
-  auto bf16 = [&](Slot s) { return (bf16_mask >> s & 1u) != 0; };
-  Tensor t[kSlots];
-  t[kSelf].Describe(self, bf16(kSelf), kSlotNames[kSelf]);
-  t[kTarget].Describe(target, bf16(kTarget), kSlotNames[kTarget]);
-  if (weight) t[kWeight].Describe(*weight, bf16(kWeight), kSlotNames[kWeight]);
-  if (pos_weight) t[kPosWeight].Describe(*pos_weight, bf16(kPosWeight), kSlotNames[kPosWeight]);
-  if (grad_output) t[kGradOutput].Describe(*grad_output, bf16(kGradOutput), kSlotNames[kGradOutput]);
-  t[kOut].Describe(out, bf16(kOut), kSlotNames[kOut]);
-  if (grad_input) t[kGradInput].Describe(*grad_input, bf16(kGradInput), kSlotNames[kGradInput]);
+/// Describes an array that nanobind imports (numpy through the buffer protocol, anything with
+/// __dlpack__) into the tensor of @p slot: writable for an output slot. TypeError for what is not
+/// such an array.
+void DescribeArray(nb::handle x, size_t slot, bool bf16, Tensor& t) {
+  if (IsOutputSlot(slot)) {
+    OutArray a;
+    if (!nb::try_cast(x, a)) throw nb::type_error((std::string(PythonName(slot)) + ": not a writable array").c_str());
+    t.Describe(a, bf16, PythonName(slot));
+  } else {
+    Array a;
+    if (!nb::try_cast(x, a)) throw nb::type_error((std::string(PythonName(slot)) + ": not an array").c_str());
+    t.Describe(a, bf16, PythonName(slot));
+  }
+}
+
+/// An operand handle per tensor slot, for run() and run_raw(): None for an absent one.
+using Handles = std::array<nb::handle, kTensorSlots>;
+template <size_t>
+using HandleOf = nb::handle;
+
+/// Arrays that nanobind imports. Bits of @p bf16_mask (by slot): ml_dtypes bfloat16 arrays
+/// passed as their uint16 view.
+void Run(ApiId op, int64_t reduction, unsigned bf16_mask, const Handles& operands) {
+  Tensors t;
+  for (size_t s = 0; s < kTensorSlots; ++s) {
+    if (!operands[s].is_none()) DescribeArray(operands[s], s, (bf16_mask >> s & 1u) != 0, t[s]);
+  }
   Execute(op, t, reduction);
 }
 
-/// Descriptors (see Tensor::DescribeRaw) or None, in slot order: the torch path, which skips
-/// DLPack's export (several microseconds a tensor in PyTorch 2.x) for the tensor's own fields.
-void RunRaw(int op, nb::handle self, nb::handle target, nb::handle weight, nb::handle pos_weight,
-            nb::handle grad_output, int64_t reduction, nb::handle out, nb::handle grad_input) {
-  const nb::handle operands[kSlots] = {self, target, weight, pos_weight, grad_output, out, grad_input};
-  Tensor t[kSlots];
-  for (unsigned s = 0; s < kSlots; ++s) {
-    if (!operands[s].is_none()) t[s].DescribeRaw(operands[s], kSlotNames[s]);
+/// Descriptors (see Tensor::DescribeRaw) or None, by slot: the torch path, which skips DLPack's
+/// export (several microseconds a tensor in PyTorch 2.x) for the tensor's own fields.
+void RunRaw(ApiId op, int64_t reduction, const Handles& operands) {
+  Tensors t;
+  for (size_t s = 0; s < kTensorSlots; ++s) {
+    if (!operands[s].is_none()) t[s].DescribeRaw(operands[s], PythonName(s));
   }
   Execute(op, t, reduction);
 }
@@ -342,35 +384,35 @@ void CountFork() { g_fork_generation.fetch_add(1, std::memory_order_relaxed); }
 
 class Prepared {
  public:
-  /// @p operands: one entry per slot, None, an array (nanobind's import) or a descriptor tuple
-  /// (Tensor::DescribeRaw); @p guards: the torch tensors among them, checked at each run;
+  /// @p operands: {role's Python name: an array (nanobind's import), a descriptor tuple
+  /// (Tensor::DescribeRaw) or None}; @p guards: the torch tensors among them, checked at each run;
   /// @p written: the torch tensors a run writes, versioned after each run; @p arrays: the numpy
   /// arrays checked at each run (Note [Prepared calls]).
-  Prepared(int op, nb::list operands, int64_t reduction, unsigned bf16_mask, nb::list guards, nb::list written,
+  Prepared(ApiId op, nb::dict operands, int64_t reduction, unsigned bf16_mask, nb::list guards, nb::list written,
            nb::list arrays) {
-    if (op < 0 || op > 3) throw nb::value_error("op must be 0 (forward), 1 (backward), 2 (target backward) or 3 (fused)");
-    if (nb::len(operands) != kSlots) throw nb::value_error("prepare: one operand per slot");
-    op_ = static_cast<Op>(op);
-    Tensor t[kSlots];
-    for (unsigned s = 0; s < kSlots; ++s) {
-      nb::handle x = operands[s];
+    Tensors t;
+    size_t named = 0;
+    for (size_t s = 0; s < kTensorSlots; ++s) {
+      if (!operands.contains(PythonName(s))) continue;
+      ++named;
+      nb::handle x = operands[PythonName(s)];
       if (x.is_none()) continue;
-      const bool bf16 = (bf16_mask >> s & 1u) != 0;
       if (nb::isinstance<nb::tuple>(x)) {
-        t[s].DescribeRaw(x, kSlotNames[s]);
-      } else if (s >= kOut) {
-        t[s].Describe(nb::cast<OutArray>(x), bf16, kSlotNames[s]);
+        t[s].DescribeRaw(x, PythonName(s));
       } else {
-        t[s].Describe(nb::cast<Array>(x), bf16, kSlotNames[s]);
+        DescribeArray(x, s, (bf16_mask >> s & 1u) != 0, t[s]);
       }
     }
+    if (named != nb::len(operands)) throw nb::value_error("prepare: an operand that is not a role of the API list");
+    api_ = &ApiOf(op, t);
+    const apis::Operands described = OperandsOf(*api_, t, reduction);
     for (nb::handle g : guards) guards_.push_back(Guard{nb::borrow(g), Address(g)});
     for (nb::handle a : arrays) arrays_.push_back(ArrayGuard::Of(a));
     if (nb::len(written) != 0) written_ = nb::tuple(written);
     Refusal refusal;
     {
       nb::gil_scoped_release release;
-      refusal = Plan(t, reduction);
+      refusal = Plan(described);
     }
     Raise(refusal);
   }
@@ -401,7 +443,7 @@ class Prepared {
     Refusal refusal;
     {
       nb::gil_scoped_release release;
-      aclnnStatus status = SecondPhase(op_, workspace_.get(), workspace_size_, executor_, nullptr);
+      aclnnStatus status = api_->second_phase(workspace_.get(), workspace_size_, executor_, nullptr);
       if (status == ACLNN_SUCCESS && aclrtSynchronizeStream(nullptr) != ACL_SUCCESS) status = ACLNN_ERR_RUNTIME_ERROR;
       if (status != ACLNN_SUCCESS) refusal = RefusalOf(status);
     }
@@ -475,12 +517,10 @@ class Prepared {
   }
 
   /// The first phase, made repeatable, and the workspace: a refusal leaves nothing behind.
-  Refusal Plan(const Tensor (&t)[kSlots], int64_t reduction) {
+  Refusal Plan(const apis::Operands& operands) {
     uint64_t size = 0;
     aclOpExecutor* executor = nullptr;
-    aclnnStatus status = FirstPhase(op_, t[kSelf].get(), t[kTarget].get(), t[kWeight].get(), t[kPosWeight].get(),
-                                    t[kGradOutput].get(), reduction, t[kOut].get(), t[kGradInput].get(), &size,
-                                    &executor);
+    aclnnStatus status = api_->first_phase(operands, &size, &executor);
     if (status != ACLNN_SUCCESS) return RefusalOf(status);
     status = aclSetAclOpExecutorRepeatable(executor);
     if (status == ACLNN_SUCCESS && workspace_.Reserve(size) != ACL_SUCCESS) status = ACLNN_ERR_RUNTIME_ERROR;
@@ -504,7 +544,7 @@ class Prepared {
     return address;
   }
 
-  Op op_ = Op::kForward;
+  const apis::Api* api_ = nullptr;
   aclOpExecutor* executor_ = nullptr;
   aclnn_cpu::DeviceMemory workspace_;
   uint64_t workspace_size_ = 0;
@@ -799,7 +839,7 @@ struct CachedBlock {
 /// A new C-contiguous output of @p shape and @p dtype (float32, float16, float64 or bfloat16 as
 /// their aclDataType values) from the output cache (Note [Output cache]), as a torch tensor when
 /// @p torch is set, else a numpy array (not for bfloat16: numpy has none of its own).
-nb::object NewOutput(const std::vector<size_t>& shape, int dtype, bool torch) {
+nb::object NewOutput(const std::vector<size_t>& shape, aclDataType dtype, bool torch) {
   nb::dlpack::dtype t{static_cast<uint8_t>(nb::dlpack::dtype_code::Float), 0, 1};
   switch (dtype) {
     case ACL_FLOAT: t.bits = 32; break;
@@ -835,24 +875,28 @@ nb::object NewOutput(const std::vector<size_t>& shape, int dtype, bool torch) {
   return nb::cast(nb::ndarray<nb::numpy, nb::device::cpu>(block->data, shape.size(), shape.data(), owner, nullptr, t));
 }
 
-/// The calling thread's slot for a new 0-dim loss (Note [The loss through a fixed address]).
-void* LossSlot() {
-  alignas(64) thread_local unsigned char slot[64];
-  return slot;
+/// The calling thread's slot for the @p k-th new 0-dim output of a call (Note [The loss through a
+/// fixed address]).
+void* ScalarSlot(size_t k) {
+  alignas(64) thread_local unsigned char slots[kTensorSlots][64];
+  return slots[k];
 }
 
 /// One operator call over plain CPU torch tensors, outputs made here, as Note [Torch tensors read
-/// here] says: the result (a tensor, or (loss, grad) for the fused call), or None, with nothing
-/// allocated or run, when the call is for the Python layer's general path: an operand that is
-/// not a plain CPU tensor of a registered dtype (a number, a subclass, another device), a lazy
-/// tensor (Note [Lazy tensors]), a given output that PyTorch's out= would refuse, a reduction
-/// that is not one of the three names or a plain int, a missing grad_output where one is needed.
-/// Refusals of the library raise as run() does; given outputs are versioned once written (Note
-/// [Written tensors are versioned]).
-nb::object TorchCall(int op, nb::handle self, nb::handle target, nb::handle weight, nb::handle pos_weight,
-                     nb::handle grad_output, nb::handle reduction, nb::handle out, nb::handle grad_input) {
+/// here] says: the result (a tensor, or a tuple of the outputs in the API's order where it has
+/// several, as the fused call), or None, with nothing allocated or run, when the call is for the
+/// Python layer's general path: an operand that is not a plain CPU tensor of a registered dtype (a
+/// number, a subclass, another device), a lazy tensor (Note [Lazy tensors]), a given output that
+/// PyTorch's out= would refuse, a reduction that is not one of the three names or a plain int, a
+/// missing required input or an operand the API does not take. New outputs have self's shape (0-dim
+/// for a reduced output of mean and sum) and the dtype the API list gives them. Refusals of the
+/// library raise as run() does; given outputs are versioned once written (Note [Written tensors
+/// are versioned]).
+nb::object TorchCall(ApiId op, nb::handle reduction, const Handles& operands) {
   const TorchReader& reader = TorchReader::Get();
-  if (!reader.registered() || !reader.is_tensor(self) || op < 0 || op > 3) return nb::none();
+  const auto index = static_cast<size_t>(op);
+  if (!reader.registered() || index >= apis::kApiCount || !reader.is_tensor(operands[kSelfSlot])) return nb::none();
+  const apis::Api& api = apis::kAll[index];
   int64_t red = -1;
   if (PyUnicode_CheckExact(reduction.ptr())) {
     const char* names[3] = {"none", "mean", "sum"};
@@ -869,35 +913,50 @@ nb::object TorchCall(int op, nb::handle self, nb::handle target, nb::handle weig
   } else {
     return nb::none();
   }
-  const auto kind = static_cast<Op>(op);
-  if (grad_output.is_none() && (kind == Op::kBackward || kind == Op::kTargetBackward)) return nb::none();
-  Tensor t[kSlots];
-  TorchReader::Fields self_fields, target_fields;
-  if (!reader.Describe(self.ptr(), t[kSelf], kSlotNames[kSelf], &self_fields) ||
-      !reader.Describe(target.ptr(), t[kTarget], kSlotNames[kTarget], &target_fields)) {
-    return nb::none();
+  for (size_t s = 0; s < kTensorSlots; ++s) {
+    if (!operands[s].is_none() && !Takes(index, s)) return nb::none();
   }
-  const nb::handle inputs[3] = {weight, pos_weight, grad_output};
-  for (unsigned s = kWeight; s <= kGradOutput; ++s) {
-    const nb::handle x = inputs[s - kWeight];
-    if (!x.is_none() && !reader.Describe(x.ptr(), t[s], kSlotNames[s])) return nb::none();
+  Tensors t;
+  TorchReader::Fields fields[kTensorSlots];
+  // self and target first (what new outputs are made like; a view of self the library refuses is
+  // refused before anything else is read), then the other inputs in the API's order.
+  const auto describe = [&](const apis::Operand& o) {
+    const nb::handle x = operands[o.slot];
+    if (x.is_none()) return o.kind != apis::OperandKind::kInput;  // a missing one: the general path names it
+    return reader.Describe(x.ptr(), t[o.slot], PythonName(o.slot), &fields[o.slot]);
+  };
+  for (const size_t first : {kSelfSlot, kTargetSlot}) {
+    const apis::Operand* o = api.Find(apis::kTensorRoles[first]);
+    if (o != nullptr && !describe(*o)) return nb::none();
+  }
+  for (const apis::Operand& o : api.operands) {
+    if (!o.is_tensor() || o.is_output() || o.slot == kSelfSlot || o.slot == kTargetSlot) continue;
+    if (!describe(o)) return nb::none();
   }
   // The given outputs are read before anything is allocated: a call the general path must take
   // allocates nothing here.
-  const bool scalar_loss = red != 0 && (kind == Op::kForward || kind == Op::kFused);
-  const nb::handle given[2] = {out, kind == Op::kFused ? grad_input : nb::none()};
-  for (unsigned k = 0; k < 2; ++k) {
-    if (given[k].is_none()) continue;
-    if (!reader.Describe(given[k].ptr(), t[kOut + k], kSlotNames[kOut + k]) || !reader.Writable(given[k])) {
-      return nb::none();
+  std::vector<nb::handle> given;
+  for (const apis::Operand& o : api.operands) {
+    if (!o.is_output()) continue;
+    const nb::handle x = operands[o.slot];
+    if (x.is_none()) {
+      if (fields[o.dtype_slot].code < 0) return nb::none();  // no dtype to make it with: the general path
+      continue;
     }
+    if (!reader.Describe(x.ptr(), t[o.slot], PythonName(o.slot)) || !reader.Writable(x)) return nb::none();
+    given.push_back(x);
   }
-  // Outputs have target's dtype: the loss of mean and sum is 0-dim, every other one has self's shape.
-  std::pair<void*, size_t> loss_copy{nullptr, 0};  // a new 0-dim loss, written through LossSlot()
-  const auto make = [&](bool scalar, Slot slot) {
-    const nb::object& shape = scalar ? reader.scalar_shape() : self_fields.shape;
+  struct ScalarCopy {
+    void* to;
+    size_t bytes;
+  };
+  std::vector<ScalarCopy> scalar_copies;  // new 0-dim outputs, written through ScalarSlot()
+  const auto make = [&](const apis::Operand& o) {
+    const bool scalar = o.kind == apis::OperandKind::kReducedOutput && red != 0;
+    const TorchReader::Fields& like = fields[o.dtype_slot];
+    const nb::object& shape = scalar ? reader.scalar_shape() : fields[kSelfSlot].shape;
     uint64_t itemsize = 0;
-    switch (target_fields.code) {
+    switch (like.code) {
       case ACL_FLOAT: itemsize = 4; break;
       case ACL_FLOAT16: case ACL_BF16: itemsize = 2; break;
       case ACL_DOUBLE: itemsize = 8; break;
@@ -912,9 +971,8 @@ nb::object TorchCall(int op, nb::handle self, nb::handle target, nb::handle weig
         if (__builtin_mul_overflow(bytes, dims.back(), &bytes)) bytes = UINT64_MAX;
       }
     }
-    nb::object made = itemsize != 0 && bytes >= OutputCache::kCachedMinBytes
-                          ? NewOutput(dims, target_fields.code, true)
-                          : reader.Empty(shape, target_fields.dtype);
+    nb::object made = itemsize != 0 && bytes >= OutputCache::kCachedMinBytes ? NewOutput(dims, static_cast<aclDataType>(like.code), true)
+                                                                             : reader.Empty(shape, like.dtype);
     // A new tensor is C-contiguous with the dims and dtype it was made with: only its address is read.
     int64_t sizes[32], strides[32];
     int64_t stride = 1;
@@ -930,25 +988,60 @@ nb::object TorchCall(int op, nb::handle self, nb::handle target, nb::handle weig
       // [Plan cache] in src/opdev/plan_cache.h) keys plans on every address: a loop over the same
       // inputs would plan every call anew (0.41 us instead of 0.10). So the library writes the
       // loss to this thread's fixed slot, copied to the new tensor once the call has returned.
-      loss_copy = {data, itemsize};
-      data = LossSlot();
+      scalar_copies.push_back({data, itemsize});
+      data = ScalarSlot(scalar_copies.size() - 1);
     }
-    t[slot].MakeView(dims.size(), sizes, strides, static_cast<aclDataType>(target_fields.code), data,
-                     kSlotNames[slot]);
+    t[o.slot].MakeView(dims.size(), sizes, strides, static_cast<aclDataType>(like.code), data, PythonName(o.slot));
     return made;
   };
-  nb::object result = out.is_none() ? make(scalar_loss, kOut) : nb::borrow(out);
-  nb::object grad;
-  if (kind == Op::kFused) grad = grad_input.is_none() ? make(false, kGradInput) : nb::borrow(grad_input);
-  Execute(op, t, red);
-  if (loss_copy.first != nullptr) std::memcpy(loss_copy.first, LossSlot(), loss_copy.second);
-  if (!given[0].is_none() || !given[1].is_none()) {  // Note [Written tensors are versioned]
-    reader.BumpVersions(given[1].is_none() ? nb::make_tuple(given[0])
-                        : given[0].is_none() ? nb::make_tuple(given[1])
-                                             : nb::make_tuple(given[0], given[1]));
+  nb::object results[kTensorSlots];
+  size_t result_count = 0;
+  for (const apis::Operand& o : api.operands) {
+    if (o.is_output()) results[result_count++] = operands[o.slot].is_none() ? make(o) : nb::borrow(operands[o.slot]);
   }
-  if (kind == Op::kFused) return nb::make_tuple(result, grad);
-  return result;
+  Execute(op, t, red);
+  for (size_t k = 0; k < scalar_copies.size(); ++k) std::memcpy(scalar_copies[k].to, ScalarSlot(k), scalar_copies[k].bytes);
+  if (!given.empty()) {  // Note [Written tensors are versioned]
+    nb::tuple written = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(given.size())));
+    for (size_t k = 0; k < given.size(); ++k) PyTuple_SET_ITEM(written.ptr(), k, given[k].inc_ref().ptr());
+    reader.BumpVersions(written);
+  }
+  if (result_count == 1) return results[0];
+  nb::tuple all = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(result_count)));
+  for (size_t k = 0; k < result_count; ++k) PyTuple_SET_ITEM(all.ptr(), k, results[k].release().ptr());
+  return all;
+}
+
+/// Defines run, run_raw and torch_call with one keyword argument per tensor role of the API list
+/// (None by default), after the leading ones.
+template <size_t... kSlot>
+void DefineCalls(nb::module_& m, std::index_sequence<kSlot...>) {
+  const auto handles = [](auto... operands) { return Handles{nb::handle(operands)...}; };
+  m.def(
+      "run",
+      [handles](ApiId op, int64_t reduction, unsigned bf16_mask, HandleOf<kSlot>... operands) {
+        Run(op, reduction, bf16_mask, handles(operands...));
+      },
+      nb::arg("op"), nb::arg("reduction"), nb::arg("bf16_mask") = 0u, nb::kw_only(),
+      nb::arg(PythonName(kSlot)).none() = nb::none()...,
+      "Runs an operator's two phases over the arrays (by role: input=, target=, ...) and waits for the result. "
+      "Raises TypeError, ValueError or RuntimeError, by the kind of the library's refusal, with its message.");
+  m.def(
+      "run_raw",
+      [handles](ApiId op, int64_t reduction, HandleOf<kSlot>... operands) {
+        RunRaw(op, reduction, handles(operands...));
+      },
+      nb::arg("op"), nb::arg("reduction"), nb::kw_only(), nb::arg(PythonName(kSlot)).none() = nb::none()...,
+      "run() over descriptors (data address, shape, strides in elements, a DType or -2) or None.");
+  m.def(
+      "torch_call",
+      [handles](ApiId op, nb::handle reduction, HandleOf<kSlot>... operands) {
+        return TorchCall(op, reduction, handles(operands...));
+      },
+      nb::arg("op"), nb::arg("reduction").none(), nb::kw_only(), nb::arg(PythonName(kSlot)).none() = nb::none()...,
+      "One call over plain CPU torch tensors (or None), read by their own fields, outputs made here: the "
+      "result, or None, with nothing run, when the call is for the Python layer's general path (a number, a "
+      "subclass, another device, an unregistered dtype, a reduction that is not a name or an int).");
 }
 
 }  // namespace
@@ -957,15 +1050,38 @@ NB_MODULE(_aclnn_bce, m) {
   m.doc() = "The library's C API for aclnn_bce (use the functions of the aclnn_bce package).";
   pthread_atfork(nullptr, nullptr, CountFork);  // Note [Prepared calls after fork]
   nb::exception<NegativeStrides>(m, "NegativeStridesError", PyExc_ValueError);
-  m.def("run", &Run, nb::arg("op"), nb::arg("self"), nb::arg("target"), nb::arg("weight").none(),
-        nb::arg("pos_weight").none(), nb::arg("grad_output").none(), nb::arg("reduction"), nb::arg("out"),
-        nb::arg("grad_input").none(), nb::arg("bf16_mask"),
-        "Runs one operator's two phases over the arrays and waits for the result (op: 0 forward, 1 backward, "
-        "2 target backward, 3 fused). Raises ValueError or TypeError with the library's message.");
-  m.def("run_raw", &RunRaw, nb::arg("op"), nb::arg("self").none(), nb::arg("target").none(),
-        nb::arg("weight").none(), nb::arg("pos_weight").none(), nb::arg("grad_output").none(), nb::arg("reduction"),
-        nb::arg("out").none(), nb::arg("grad_input").none(),
-        "run() over descriptors (data address, shape, strides in elements, aclDataType value or -2) or None.");
+  // The operators of the API list, by their short names (Note [One op list]).
+  nb::enum_<ApiId> ops(m, "Op", "The operators of the library's API list, by their short names.");
+  for (const apis::Api& api : apis::kAll) ops.value(api.short_name, api.id);
+  // The dtypes the library names (aclDataType; aclnnCpuDataTypeName): CANN's enumerators without "ACL_".
+  nb::enum_<aclDataType> dtype_enum(m, "DType", "The library's element types (aclDataType), by CANN's names.",
+                                nb::is_arithmetic());
+  for (int code = ACL_DT_UNDEFINED; code <= kMaxDTypeCode; ++code) {
+    if (const char* name = aclnnCpuDataTypeName(static_cast<aclDataType>(code))) {
+      dtype_enum.value(name, static_cast<aclDataType>(code));
+    }
+  }
+  nb::list operands;
+  for (size_t slot = 0; slot < kTensorSlots; ++slot) operands.append(PythonName(slot));
+  m.attr("ROLES") = nb::tuple(operands);
+  m.def(
+      "api",
+      [](ApiId op) {
+        const auto index = static_cast<size_t>(op);
+        if (index >= apis::kApiCount) throw nb::value_error("op: not an operator of the API list");
+        const apis::Api& api = apis::kAll[index];
+        static constexpr const char* kKindNames[] = {"input", "optional_input", "output", "reduced_output", "int64"};
+        nb::list list;
+        for (const apis::Operand& o : api.operands) {
+          list.append(nb::make_tuple(o.parameter, o.is_tensor() ? PythonName(o.slot) : o.role,
+                                     kKindNames[static_cast<size_t>(o.kind)]));
+        }
+        return nb::make_tuple(std::string("aclnn") + api.name, nb::tuple(list));
+      },
+      nb::arg("op"),
+      "(CANN's API name, ((CANN's parameter, the Python layer's role, kind), ...)) of an operator, from the API "
+      "list; kind is input, optional_input, output, reduced_output (one element for mean and sum) or int64.");
+  DefineCalls(m, std::make_index_sequence<kTensorSlots>());
   m.def(
       "register_torch",
       [](nb::handle tensor_type, nb::dict dtypes, nb::handle empty, nb::handle increment_version,
@@ -974,25 +1090,19 @@ NB_MODULE(_aclnn_bce, m) {
       },
       nb::arg("tensor_type"), nb::arg("dtypes"), nb::arg("empty"), nb::arg("increment_version"),
       nb::arg("is_grad_enabled"),
-      "Registers torch.Tensor, {torch dtype: aclDataType value}, torch.empty, torch._C._increment_version and "
+      "Registers torch.Tensor, {torch dtype: DType}, torch.empty, torch._C._increment_version and "
       "torch.is_grad_enabled for torch_call and prepared calls (once, by the Python layer).");
-  m.def("torch_call", &TorchCall, nb::arg("op"), nb::arg("self").none(), nb::arg("target").none(),
-        nb::arg("weight").none(), nb::arg("pos_weight").none(), nb::arg("grad_output").none(),
-        nb::arg("reduction").none(), nb::arg("out").none(), nb::arg("grad_input").none(),
-        "One call over plain CPU torch tensors (or None), read by their own fields, outputs made here: the "
-        "result, or None, with nothing run, when the call is for the Python layer's general path (a number, a "
-        "subclass, another device, an unregistered dtype, a reduction that is not a name or an int).");
   nb::class_<Prepared>(m, "Prepared",
                        "A call whose first phase ran once (a repeatable executor): run() launches it again over "
                        "the arrays' current contents (Note [Prepared calls]).")
-      .def(nb::init<int, nb::list, int64_t, unsigned, nb::list, nb::list, nb::list>(), nb::arg("op"),
+      .def(nb::init<ApiId, nb::dict, int64_t, unsigned, nb::list, nb::list, nb::list>(), nb::arg("op"),
            nb::arg("operands"), nb::arg("reduction"), nb::arg("bf16_mask"), nb::arg("guards"), nb::arg("written"),
            nb::arg("arrays"))
       .def("run", &Prepared::Run, "The second phase and the wait.")
       .def("close", &Prepared::Close, "Destroys the executor; later runs raise RuntimeError.")
       .def_prop_ro("closed", &Prepared::closed);
   m.def("new_output", &NewOutput, nb::arg("shape"), nb::arg("dtype"), nb::arg("torch"),
-        "A new C-contiguous output from the library's cache of large output blocks (aclDataType value; "
+        "A new C-contiguous output from the library's cache of large output blocks (a DType; "
         "torch tensor or numpy array).");
   m.attr("CACHED_OUTPUT_MIN_BYTES") = OutputCache::kCachedMinBytes;
   m.def(

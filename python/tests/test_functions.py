@@ -464,7 +464,7 @@ def test_hostile_descriptors_are_refused_not_read():
         ((desc[0], (4,)), TypeError, "descriptor"),
     ]:
         with pytest.raises(error, match=words):
-            ext.run_raw(0, bad, desc, None, None, None, 0, out_desc, None)
+            ext.run_raw(ext.Op.forward, 0, input=bad, target=desc, out=out_desc)
 
 
 def test_torch_tensors_the_extension_reads_and_the_ones_it_declines(monkeypatch):
@@ -671,3 +671,35 @@ def test_an_out_overlapping_itself_through_a_temporary_is_refused():
     with pytest.raises(ValueError, match="out: its elements may share memory"):
         aclnn_bce.binary_cross_entropy_with_logits(x.reshape(2, 2), y.reshape(2, 2), reduction="none", out=out)
     assert (base == 7.0).all()
+
+
+def test_operators_and_dtypes_are_enums_of_the_library():
+    """The extension's Op names the library's API list (each with its CANN name and operands by
+    role) and DType the library's element types by CANN's names; the Python layer passes these,
+    never numbers of its own."""
+    ext = aclnn_bce._aclnn_bce
+    names = {op.name: ext.api(op) for op in aclnn_bce.Op}
+    assert {"forward", "backward", "target_backward", "fused"} <= set(names)
+    assert names["forward"][0] == "aclnnBinaryCrossEntropyWithLogits"
+    assert names["fused"][0] == "aclnnBinaryCrossEntropyWithLogitsFused"
+    roles = {role: kind for _, role, kind in names["fused"][1]}
+    assert roles["out"] == "reduced_output" and roles["grad_input"] == "output"
+    assert roles["grad_output"] == "optional_input" and roles["reduction"] == "int64"
+    assert [p for p, _, _ in names["backward"][1]] == ["gradOutput", "self", "target", "weightOptional",
+                                                      "posWeightOptional", "reduction", "out"]
+    assert {"FLOAT", "FLOAT16", "BF16", "DOUBLE", "INT32"} <= {d.name for d in aclnn_bce.DType}
+    assert aclnn_bce._api._NP_CODES[np.dtype(np.float64)] is aclnn_bce.DType.DOUBLE
+    with pytest.raises(ValueError, match="takes no grad_input"):
+        ext.run(aclnn_bce.Op.forward, 0, input=np.zeros(2, np.float32), target=np.zeros(2, np.float32),
+                out=np.zeros(2, np.float32), grad_input=np.zeros(2, np.float32))
+
+
+def test_the_exception_class_is_the_kind_the_library_reports():
+    """TypeError for a dtype rule, ValueError for any other rule, whatever the message says."""
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(TypeError, match="dtype"):
+        aclnn_bce.binary_cross_entropy_with_logits(x, x.astype(np.int32))
+    with pytest.raises(ValueError, match="shape"):
+        aclnn_bce.binary_cross_entropy_with_logits(x, np.zeros((3, 2), np.float32))
+    with pytest.raises(ValueError, match="reduction"):
+        aclnn_bce.binary_cross_entropy_with_logits(x, x, reduction=7)

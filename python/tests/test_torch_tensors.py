@@ -313,9 +313,9 @@ def test_the_extension_declines_lazy_tensors_for_the_general_path():
     ext = aclnn_bce._aclnn_bce
     x = torch.ones(3)
     FWD(x, x)  # registers torch with the extension
-    assert ext.torch_call(0, torch._efficientzerotensor(3), x, None, None, None, "none", None, None) is None
-    assert ext.torch_call(0, with_negative_bit(x), x, None, None, None, "none", None, None) is None
-    assert ext.torch_call(0, x, x, None, None, None, "none", with_negative_bit(x.clone()), None) is None
+    assert ext.torch_call(ext.Op.forward, "none", input=torch._efficientzerotensor(3), target=x) is None
+    assert ext.torch_call(ext.Op.forward, "none", input=with_negative_bit(x), target=x) is None
+    assert ext.torch_call(ext.Op.forward, "none", input=x, target=x, out=with_negative_bit(x.clone())) is None
     assert np.all(x.numpy() == 1)
 
 

@@ -44,7 +44,7 @@ const char* DTypeName(aclDataType dtype) {
     case ACL_COMPLEX64: return "COMPLEX64";
     case ACL_COMPLEX128: return "COMPLEX128";
     case ACL_DT_UNDEFINED: return "UNDEFINED";
-    default: return "UNKNOWN";
+    default: return kUnknownDTypeName;
   }
 }
 

@@ -22,8 +22,9 @@ struct BFloat16 {
 
 /// Element size in bytes, 0 for types this library does not know.
 size_t DTypeSize(aclDataType dtype);
-/// "FLOAT", "FLOAT16", ... for messages.
+/// "FLOAT", "FLOAT16", ... for messages; kUnknownDTypeName for a value that is no aclDataType it names.
 const char* DTypeName(aclDataType dtype);
+inline constexpr const char* kUnknownDTypeName = "UNKNOWN";
 /// The floating types the operators accept, in the order tools list them.
 inline constexpr aclDataType kFloatDTypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE};
 

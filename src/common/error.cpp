@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "aclnn/aclnn_base.h"
+
 namespace aclnn_cpu {
 
 // Note [No exceptions across the C API]
@@ -19,6 +21,7 @@ namespace {
 // The first error of a thread may well be "out of memory".
 thread_local char g_recent_error[kMaxRecentErrorBytes + 1];
 thread_local const char* g_static_error = nullptr;  // set instead of g_recent_error when out of memory
+thread_local aclnnCpuErrorKind g_recent_error_kind = ACLNN_CPU_ERROR_NONE;
 }  // namespace
 
 void SetRecentError(std::string_view message) noexcept {
@@ -35,6 +38,20 @@ void SetRecentError(std::string_view message) noexcept {
 void SetStaticRecentError(const char* message) noexcept { g_static_error = message; }
 
 const char* RecentError() noexcept { return g_static_error != nullptr ? g_static_error : g_recent_error; }
+
+void SetRecentErrorKind(aclnnCpuErrorKind kind) noexcept { g_recent_error_kind = kind; }
+
+aclnnCpuErrorKind RecentErrorKind() noexcept { return g_recent_error_kind; }
+
+aclnnCpuErrorKind KindOfCode(int64_t code) noexcept {
+  switch (code) {
+    case ACLNN_ERR_PARAM_NULLPTR: return ACLNN_CPU_ERROR_NULL_POINTER;
+    case ACLNN_ERR_PARAM_INVALID:
+    case ACL_ERROR_INVALID_PARAM:
+    case ACL_ERROR_RT_PARAM_INVALID: return ACLNN_CPU_ERROR_VALUE;
+    default: return ACLNN_CPU_ERROR_RUNTIME;
+  }
+}
 
 std::string FormatDims(std::span<const int64_t> dims) {
   std::string s = "[";

@@ -1,4 +1,5 @@
-// The calling thread's most recent error message (aclGetRecentErrMsg) and helpers that set it.
+// The calling thread's most recent error message (aclGetRecentErrMsg), its kind
+// (aclnnCpuGetRecentErrorKind) and helpers that set them.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,8 @@
 #include <string_view>
 #include <system_error>
 #include <utility>
+
+#include "aclnn/aclnn_cpu.h"
 
 namespace aclnn_cpu {
 
@@ -25,11 +28,26 @@ void SetStaticRecentError(const char* message) noexcept;
 /// The calling thread's recent error message ("" when none).
 const char* RecentError() noexcept;
 
-/// Concatenates the streamable arguments into the recent error message and returns @p code,
-/// so that a failing check reads `return Fail(ACLNN_ERR_PARAM_INVALID, "self has ", n, " dims")`.
-/// Never throws: when the message cannot be formatted (out of memory) a fixed one is kept.
+// Note [Error kinds]
+// Each recorded error has a kind besides its message and code, so that a client can tell a
+// refused dtype from a refused value without reading the message (the Python layer raises
+// TypeError, ValueError or RuntimeError by it; aclnnCpuGetRecentErrorKind). Fail takes the kind
+// from the code (KindOfCode: a null pointer for ACLNN_ERR_PARAM_NULLPTR, a value for the codes of
+// an invalid parameter, a runtime failure for every other code); a check whose rule is about a
+// dtype says so with FailAs(ACLNN_CPU_ERROR_TYPE, ...) (opdev/tensor_checks.cpp, the promotion
+// rule's CheckCastable in opdev/first_phase.cpp, aclCreateTensor's dataType).
+
+/// Replaces the calling thread's recent error kind (the message is set apart).
+void SetRecentErrorKind(aclnnCpuErrorKind kind) noexcept;
+/// The calling thread's recent error kind (ACLNN_CPU_ERROR_NONE when none was recorded).
+aclnnCpuErrorKind RecentErrorKind() noexcept;
+/// The kind of an error returned as @p code (Note [Error kinds]).
+aclnnCpuErrorKind KindOfCode(int64_t code) noexcept;
+
+/// Fail, with the error recorded as of @p kind rather than the kind of @p code.
 template <class Code, class... Parts>
-Code Fail(Code code, Parts&&... parts) noexcept {
+Code FailAs(aclnnCpuErrorKind kind, Code code, Parts&&... parts) noexcept {
+  SetRecentErrorKind(kind);
   try {
     std::ostringstream os;
     (os << ... << std::forward<Parts>(parts));
@@ -38,6 +56,15 @@ Code Fail(Code code, Parts&&... parts) noexcept {
     SetStaticRecentError("out of memory while formatting the error message");
   }
   return code;
+}
+
+/// Concatenates the streamable arguments into the recent error message and returns @p code,
+/// so that a failing check reads `return Fail(ACLNN_ERR_PARAM_INVALID, "self has ", n, " dims")`.
+/// Never throws: when the message cannot be formatted (out of memory) a fixed one is kept.
+/// The error's kind is that of @p code (Note [Error kinds]).
+template <class Code, class... Parts>
+Code Fail(Code code, Parts&&... parts) noexcept {
+  return FailAs(KindOfCode(static_cast<int64_t>(code)), code, std::forward<Parts>(parts)...);
 }
 
 /// The codes an entry point of the C API returns when its body throws: @p memory for

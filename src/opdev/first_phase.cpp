@@ -31,8 +31,8 @@ aclDataType PromoteInputs(std::initializer_list<const aclTensor*> inputs) {
 
 aclnnStatus CheckCastable(const char* api, aclDataType promoted, NamedTensor out) {
   if (CanCast(promoted, out.tensor->dtype)) return ACLNN_SUCCESS;
-  return Fail(ACLNN_ERR_PARAM_INVALID, api, ": promoted dtype ", DTypeName(promoted), " cannot be cast to ", out.name,
-              " dtype ", DTypeName(out.tensor->dtype));
+  return FailAs(ACLNN_CPU_ERROR_TYPE, ACLNN_ERR_PARAM_INVALID, api, ": promoted dtype ", DTypeName(promoted),
+                " cannot be cast to ", out.name, " dtype ", DTypeName(out.tensor->dtype));
 }
 
 aclnnStatus CacheAndMakeExecutor(const char* api, const PlanCacheKey& key, std::shared_ptr<const LaunchPlan> plan,

@@ -28,7 +28,7 @@ aclnnStatus CheckRequired(const char* api, std::span<const NamedTensor> required
 aclDataType PromoteInputs(std::initializer_list<const aclTensor*> inputs);
 
 /// @p promoted can be cast to out's dtype ("<api>: promoted dtype D cannot be cast to <out> dtype
-/// E", ACLNN_ERR_PARAM_INVALID, where it cannot).
+/// E", ACLNN_ERR_PARAM_INVALID and a type error (Note [Error kinds]), where it cannot).
 aclnnStatus CheckCastable(const char* api, aclDataType promoted, NamedTensor out);
 
 /// The end of a first phase: caches @p plan under @p key (Note [Plan cache]) and hands out an

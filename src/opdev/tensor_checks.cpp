@@ -50,8 +50,8 @@ aclnnStatus CheckAclnnReduction(const char* api, int64_t reduction, ReductionTyp
 aclnnStatus CheckFloatDTypes(const char* api, std::span<const NamedTensor> tensors) {
   for (const auto& t : tensors) {
     if (t.tensor != nullptr && !IsSupportedFloat(t.tensor->dtype)) {
-      return Fail(ACLNN_ERR_PARAM_INVALID, api, ": ", t.name, " dtype ", DTypeName(t.tensor->dtype),
-                  " is not supported; expected FLOAT, FLOAT16, BF16 or DOUBLE");
+      return FailAs(ACLNN_CPU_ERROR_TYPE, ACLNN_ERR_PARAM_INVALID, api, ": ", t.name, " dtype ",
+                    DTypeName(t.tensor->dtype), " is not supported; expected FLOAT, FLOAT16, BF16 or DOUBLE");
     }
   }
   return ACLNN_SUCCESS;
@@ -59,8 +59,9 @@ aclnnStatus CheckFloatDTypes(const char* api, std::span<const NamedTensor> tenso
 
 aclnnStatus CheckSameDType(const char* api, NamedTensor t, NamedTensor reference) {
   if (t.tensor->dtype != reference.tensor->dtype) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, api, ": ", t.name, " dtype ", DTypeName(t.tensor->dtype), " must equal ",
-                reference.name, " dtype ", DTypeName(reference.tensor->dtype));
+    return FailAs(ACLNN_CPU_ERROR_TYPE, ACLNN_ERR_PARAM_INVALID, api, ": ", t.name, " dtype ",
+                  DTypeName(t.tensor->dtype), " must equal ", reference.name, " dtype ",
+                  DTypeName(reference.tensor->dtype));
   }
   return ACLNN_SUCCESS;
 }

@@ -80,6 +80,13 @@ ACL_FUNC_VISIBILITY aclError aclFinalize(void) {
 
 ACL_FUNC_VISIBILITY const char* aclGetRecentErrMsg(void) { return aclnn_cpu::RecentError(); }
 
+ACL_FUNC_VISIBILITY aclnnCpuErrorKind aclnnCpuGetRecentErrorKind(void) { return aclnn_cpu::RecentErrorKind(); }
+
+ACL_FUNC_VISIBILITY const char* aclnnCpuDataTypeName(aclDataType dataType) {
+  const char* name = aclnn_cpu::DTypeName(dataType);
+  return std::strcmp(name, aclnn_cpu::kUnknownDTypeName) == 0 ? nullptr : name;
+}
+
 ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId) {
   if (aclError e = CheckDevice("aclrtSetDevice", deviceId)) return e;
   t_current_device = deviceId;

@@ -49,8 +49,14 @@ int FirstDeadTensor(std::span<const aclTensor* const> tensors) { return Registry
 
 namespace {
 
-aclTensor* FailTensor(auto... parts) {
-  Fail(0, "aclCreateTensor: ", parts...);
+// The kinds of aclCreateTensor's refusals (Note [Error kinds] in common/error.h).
+constexpr aclnnCpuErrorKind kNullPointer = ACLNN_CPU_ERROR_NULL_POINTER;
+constexpr aclnnCpuErrorKind kType = ACLNN_CPU_ERROR_TYPE;
+constexpr aclnnCpuErrorKind kValue = ACLNN_CPU_ERROR_VALUE;
+constexpr aclnnCpuErrorKind kRuntime = ACLNN_CPU_ERROR_RUNTIME;
+
+aclTensor* FailTensor(aclnnCpuErrorKind kind, auto... parts) {
+  aclnn_cpu::FailAs(kind, 0, "aclCreateTensor: ", parts...);
   return nullptr;
 }
 
@@ -61,36 +67,38 @@ aclTensor* CreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDataTy
                         int64_t offset, aclFormat format, const int64_t* storageDims, uint64_t storageDimsNum,
                         void* tensorData) {
   if (viewDimsNum > static_cast<uint64_t>(kMaxTensorRank)) {
-    return FailTensor("viewDimsNum ", viewDimsNum, " exceeds the maximum of ", kMaxTensorRank);
+    return FailTensor(kValue, "viewDimsNum ", viewDimsNum, " exceeds the maximum of ", kMaxTensorRank);
   }
   if (storageDimsNum > static_cast<uint64_t>(kMaxTensorRank)) {
-    return FailTensor("storageDimsNum ", storageDimsNum, " exceeds the maximum of ", kMaxTensorRank);
+    return FailTensor(kValue, "storageDimsNum ", storageDimsNum, " exceeds the maximum of ", kMaxTensorRank);
   }
-  if (viewDims == nullptr && viewDimsNum != 0) return FailTensor("viewDims is null but viewDimsNum is ", viewDimsNum);
+  if (viewDims == nullptr && viewDimsNum != 0) {
+    return FailTensor(kNullPointer, "viewDims is null but viewDimsNum is ", viewDimsNum);
+  }
   if (storageDims == nullptr && storageDimsNum != 0) {
-    return FailTensor("storageDims is null but storageDimsNum is ", storageDimsNum);
+    return FailTensor(kNullPointer, "storageDims is null but storageDimsNum is ", storageDimsNum);
   }
   const size_t elem_size = aclnn_cpu::DTypeSize(dataType);
   if (elem_size == 0) {
-    return FailTensor("dataType ", static_cast<int>(dataType), " has no byte size on this device");
+    return FailTensor(kType, "dataType ", static_cast<int>(dataType), " has no byte size on this device");
   }
-  if (offset < 0) return FailTensor("offset ", offset, " must be >= 0");
+  if (offset < 0) return FailTensor(kValue, "offset ", offset, " must be >= 0");
 
   DimVector dims, strides, storage;
   dims.rank = strides.rank = static_cast<int>(viewDimsNum);
   storage.rank = static_cast<int>(storageDimsNum);
   for (int i = 0; i < dims.rank; ++i) {
     dims.v[i] = viewDims[i];
-    if (viewDims[i] < 0) return FailTensor("viewDims[", i, "] = ", viewDims[i], " must be >= 0");
+    if (viewDims[i] < 0) return FailTensor(kValue, "viewDims[", i, "] = ", viewDims[i], " must be >= 0");
   }
   for (int i = 0; i < storage.rank; ++i) {
     storage.v[i] = storageDims[i];
-    if (storageDims[i] < 0) return FailTensor("storageDims[", i, "] = ", storageDims[i], " must be >= 0");
+    if (storageDims[i] < 0) return FailTensor(kValue, "storageDims[", i, "] = ", storageDims[i], " must be >= 0");
   }
   if (stride != nullptr) {
     for (int i = 0; i < strides.rank; ++i) {
       strides.v[i] = stride[i];
-      if (stride[i] < 0) return FailTensor("stride[", i, "] = ", stride[i], " must be >= 0");
+      if (stride[i] < 0) return FailTensor(kValue, "stride[", i, "] = ", stride[i], " must be >= 0");
     }
   } else {
     // Contiguous row-major strides, without undefined overflow. An empty view addresses nothing,
@@ -106,12 +114,12 @@ aclTensor* CreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDataTy
   const auto numel = CheckedNumel(dims.span());
   int64_t bytes = 0;
   if (!numel || __builtin_mul_overflow(*numel, static_cast<int64_t>(elem_size), &bytes)) {
-    return FailTensor("view shape ", FormatDims(dims.span()), " has more bytes than 64 bits can count");
+    return FailTensor(kValue, "view shape ", FormatDims(dims.span()), " has more bytes than 64 bits can count");
   }
   const auto storage_elems = CheckedNumel(storage.span());
   if (!storage_elems ||
       __builtin_mul_overflow(*storage_elems, static_cast<int64_t>(elem_size), &bytes)) {
-    return FailTensor("storage shape ", FormatDims(storage.span()), " has more bytes than 64 bits can count");
+    return FailTensor(kValue, "storage shape ", FormatDims(storage.span()), " has more bytes than 64 bits can count");
   }
   if (*numel > 0) {
     // Highest element index the view addresses: offset + sum((d - 1) * stride).
@@ -123,18 +131,19 @@ aclTensor* CreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDataTy
       overflow |= __builtin_add_overflow(last, step, &last);
     }
     if (overflow || last >= *storage_elems) {
-      return FailTensor("view (shape ", FormatDims(dims.span()), ", stride ", FormatDims(strides.span()),
-                        ", offset ", offset, ") reaches element ", overflow ? std::string("past 2^63") : std::to_string(last),
-                        " but storage ", FormatDims(storage.span()), " holds ", *storage_elems, " elements");
+      return FailTensor(kValue, "view (shape ", FormatDims(dims.span()), ", stride ", FormatDims(strides.span()),
+                        ", offset ", offset, ") reaches element ",
+                        overflow ? std::string("past 2^63") : std::to_string(last), " but storage ",
+                        FormatDims(storage.span()), " holds ", *storage_elems, " elements");
     }
-    if (tensorData == nullptr) return FailTensor("tensorData is null for a non-empty view");
+    if (tensorData == nullptr) return FailTensor(kNullPointer, "tensorData is null for a non-empty view");
   }
 
   auto* t = new (std::nothrow) aclTensor;
-  if (t == nullptr) return FailTensor("out of memory");
+  if (t == nullptr) return FailTensor(kRuntime, "out of memory");
   if (!aclnn_cpu::Registry().Insert(t, {})) {
     delete t;
-    return FailTensor("out of memory");
+    return FailTensor(kRuntime, "out of memory");
   }
   t->dtype = dataType;
   t->format = format;

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "common/dtype.h"
-#include "common/two_phase_call.h"
+#include "client/two_phase_call.h"
 #include "dims.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"

@@ -26,7 +26,7 @@
 
 #include "common/bce_test_util.h"
 #include "common/dtype.h"
-#include "common/two_phase_call.h"
+#include "client/two_phase_call.h"
 #include "dims.h"
 #include "tolerance.h"
 

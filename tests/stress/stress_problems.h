@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "common/bce_test_util.h"
-#include "common/two_phase_call.h"
+#include "client/two_phase_call.h"
 
 namespace bce_stress {
 

@@ -13,7 +13,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/acl_meta.h"
-#include "common/two_phase_call.h"
+#include "client/two_phase_call.h"
 
 namespace acl_test {
 

@@ -4,14 +4,10 @@
 #include <cstdint>
 #include <utility>
 
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"
-#include "aclnnop/aclnn_binary_cross_entropy_with_logits_target_backward.h"
 #include "common/dtype.h"
 #include "common/error.h"
 #include "common/shape.h"
-#include "common/two_phase_call.h"
+#include "client/two_phase_call.h"
 
 namespace aclnn_bce_cli {
 
@@ -116,54 +112,12 @@ CallTiming TimeTwoPhase(FirstPhase first_phase, SecondPhase second_phase, const 
 
 }  // namespace
 
-/// A tensor's handle, or null for an absent one.
-const aclTensor* Handle(const DeviceTensor* t) { return t != nullptr ? t->get() : nullptr; }
-
-CallTiming RunBackward(const BackwardCall& call, aclrtStream stream) {
-  if (call.of_target) {
-    return TimeTwoPhase(
-        [&](uint64_t* workspace_size, aclOpExecutor** executor) {
-          return aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
-              call.grad_output->get(), call.self->get(), call.target->get(), Handle(call.weight),
-              Handle(call.pos_weight), call.reduction, call.out->get(), workspace_size, executor);
-        },
-        aclnnBinaryCrossEntropyWithLogitsTargetBackward, "aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize",
-        "aclnnBinaryCrossEntropyWithLogitsTargetBackward", stream);
-  }
+CallTiming RunApi(const aclnn_cpu::apis::Api& api, const aclnn_cpu::apis::Operands& operands, aclrtStream stream) {
   return TimeTwoPhase(
       [&](uint64_t* workspace_size, aclOpExecutor** executor) {
-        return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
-            call.grad_output->get(), call.self->get(), call.target->get(),
-            call.weight != nullptr ? call.weight->get() : nullptr,
-            call.pos_weight != nullptr ? call.pos_weight->get() : nullptr, call.reduction, call.out->get(),
-            workspace_size, executor);
+        return api.first_phase(operands, workspace_size, executor);
       },
-      aclnnBinaryCrossEntropyWithLogitsBackward, "aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize",
-      "aclnnBinaryCrossEntropyWithLogitsBackward", stream);
-}
-
-CallTiming RunForward(const ForwardCall& call, aclrtStream stream) {
-  return TimeTwoPhase(
-      [&](uint64_t* workspace_size, aclOpExecutor** executor) {
-        return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(
-            call.self->get(), call.target->get(), call.weight != nullptr ? call.weight->get() : nullptr,
-            call.pos_weight != nullptr ? call.pos_weight->get() : nullptr, call.reduction, call.out->get(),
-            workspace_size, executor);
-      },
-      aclnnBinaryCrossEntropyWithLogits, "aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize",
-      "aclnnBinaryCrossEntropyWithLogits", stream);
-}
-
-CallTiming RunFused(const FusedCall& call, aclrtStream stream) {
-  const ForwardCall& f = call.forward;
-  return TimeTwoPhase(
-      [&](uint64_t* workspace_size, aclOpExecutor** executor) {
-        return aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize(
-            f.self->get(), f.target->get(), Handle(f.weight), Handle(f.pos_weight), Handle(call.grad_output),
-            f.reduction, f.out->get(), call.grad_input->get(), workspace_size, executor);
-      },
-      aclnnBinaryCrossEntropyWithLogitsFused, "aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize",
-      "aclnnBinaryCrossEntropyWithLogitsFused", stream);
+      api.second_phase, api.first_phase_name, api.second_phase_name, stream);
 }
 
 }  // namespace aclnn_bce_cli

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "client/api_table.h"
 
 namespace aclnn_bce_cli {
 
@@ -69,19 +70,6 @@ class DeviceTensor {
   aclTensor* tensor_ = nullptr;
 };
 
-/// The operands of one aclnnBinaryCrossEntropyWithLogitsBackward call (weight, pos_weight may be
-/// null), or with of_target of aclnnBinaryCrossEntropyWithLogitsTargetBackward (out is gradTarget).
-struct BackwardCall {
-  const DeviceTensor* grad_output = nullptr;
-  const DeviceTensor* self = nullptr;
-  const DeviceTensor* target = nullptr;
-  const DeviceTensor* weight = nullptr;
-  const DeviceTensor* pos_weight = nullptr;
-  int64_t reduction = 1;
-  DeviceTensor* out = nullptr;
-  bool of_target = false;
-};
-
 /// What one call cost.
 struct CallTiming {
   uint64_t workspace_bytes = 0;
@@ -89,31 +77,8 @@ struct CallTiming {
   double second_phase_ms = 0;  ///< the launch and aclrtSynchronizeStream
 };
 
-/// Both phases on @p stream, the workspace from aclrtMalloc, synchronised. out stays on the device.
-CallTiming RunBackward(const BackwardCall& call, aclrtStream stream);
-
-/// The operands of one aclnnBinaryCrossEntropyWithLogits call (the loss).
-struct ForwardCall {
-  const DeviceTensor* self = nullptr;
-  const DeviceTensor* target = nullptr;
-  const DeviceTensor* weight = nullptr;
-  const DeviceTensor* pos_weight = nullptr;
-  int64_t reduction = 1;
-  DeviceTensor* out = nullptr;
-};
-
-/// Both phases of the loss, as RunBackward.
-CallTiming RunForward(const ForwardCall& call, aclrtStream stream);
-
-/// The operands of one aclnnBinaryCrossEntropyWithLogitsFused call: the forward's, a 0-dim
-/// gradOutput (null: 1) and the gradient.
-struct FusedCall {
-  ForwardCall forward;
-  const DeviceTensor* grad_output = nullptr;
-  DeviceTensor* grad_input = nullptr;
-};
-
-/// Both phases of the fused loss and gradient, as RunBackward.
-CallTiming RunFused(const FusedCall& call, aclrtStream stream);
+/// Both phases of @p api (an API of the list, src/client/api_table.h) over @p operands on
+/// @p stream, the workspace from aclrtMalloc, synchronised. The outputs stay on the device.
+CallTiming RunApi(const aclnn_cpu::apis::Api& api, const aclnn_cpu::apis::Operands& operands, aclrtStream stream);
 
 }  // namespace aclnn_bce_cli

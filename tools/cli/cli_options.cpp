@@ -9,6 +9,32 @@
 
 namespace aclnn_bce_cli {
 
+namespace {
+std::string OpName(const aclnn_cpu::apis::Api& api) {
+  std::string name = api.short_name;
+  for (char& c : name) {
+    if (c == '_') c = '-';
+  }
+  return name;
+}
+}  // namespace
+
+const std::vector<std::string>& OpChoices() {
+  static const std::vector<std::string> choices = [] {
+    std::vector<std::string> names;
+    for (const aclnn_cpu::apis::Api& api : aclnn_cpu::apis::kAll) names.push_back(OpName(api));
+    return names;
+  }();
+  return choices;
+}
+
+const aclnn_cpu::apis::Api& ApiOfOp(const std::string& op) {
+  for (const aclnn_cpu::apis::Api& api : aclnn_cpu::apis::kAll) {
+    if (OpName(api) == op) return api;
+  }
+  throw std::invalid_argument("--op " + op + " is not an operator of the API list");
+}
+
 const std::map<std::string, aclDataType>& DTypeChoices() {
   static const std::map<std::string, aclDataType> choices = [] {
     std::map<std::string, aclDataType> m;

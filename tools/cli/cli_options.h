@@ -12,12 +12,19 @@
 
 #include "acl/acl_base.h"
 #include "aclnn/aclnn_cpu.h"
+#include "client/api_table.h"
 
 namespace aclnn_bce_cli {
 
 /// The largest --threads: aclnnCpuSetNumThreads accepts 1 to ACLNN_CPU_MAX_THREADS (and 0 for
 /// the default).
 inline constexpr uint64_t kMaxThreads = ACLNN_CPU_MAX_THREADS;
+
+/// --op names: the short names of the API list (src/client/api_table.h), '_' spelled '-'
+/// (target-backward), in list order.
+const std::vector<std::string>& OpChoices();
+/// The API of an --op name (one of OpChoices()).
+const aclnn_cpu::apis::Api& ApiOfOp(const std::string& op);
 
 /// --dtype names: fp32, fp16, bf16, fp64.
 const std::map<std::string, aclDataType>& DTypeChoices();

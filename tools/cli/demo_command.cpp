@@ -48,8 +48,13 @@ int RunDemo() {
   std::printf("inputs: predict=%g target=%g gradOutput=%g weight=%g posWeight=%g, [%lld,%lld] fp32, reduction mean\n",
               kPredict, kTarget, kGradOutput, kWeight, kPosWeight, static_cast<long long>(kSide),
               static_cast<long long>(kSide));
-  const BackwardCall call{&grad_output, &predict, &target, &weight, &pos_weight, kReductionMean, &out};
-  const CallTiming timing = RunBackward(call, session.stream());
+  namespace apis = aclnn_cpu::apis;
+  apis::Operands operands;
+  operands.Set("grad_output", grad_output.get()).Set("self", predict.get()).Set("target", target.get());
+  operands.Set("weight", weight.get()).Set("pos_weight", pos_weight.get()).Set("out", out.get());
+  operands.SetInt("reduction", kReductionMean);
+  const CallTiming timing =
+      RunApi(apis::Get(apis::ApiId::kBinaryCrossEntropyWithLogitsBackward), operands, session.stream());
   out.Download();
 
   std::printf("out[0..%lld]:", static_cast<long long>(kPrinted - 1));

@@ -101,7 +101,8 @@ void PrintLossTiling(const PlatformInfo& platform, const std::string& cores_are,
   PrintPlatform(platform, cores_are);
   // Dense operands: self, target, weight, pos_weight, the loss for none, the fused gradient.
   const int operands = 2 + (options.weight ? 1 : 0) + (options.pos_weight ? 1 : 0) +
-                       (reduction == ReductionType::kNone ? 1 : 0) + (options.op == "fused" ? 1 : 0);
+                       (reduction == ReductionType::kNone ? 1 : 0) +
+                       (ApiOfOp(options.op).Has("grad_input") ? 1 : 0);
   aclnn_cpu::OperandTraffic traffic[6];
   for (int i = 0; i < operands; ++i) traffic[i].dtype_bytes = KernelDTypeSize(dtype);
   const auto tiling = aclnn_cpu::bce_loss::ComputeLossTiling(
@@ -163,13 +164,21 @@ int RunInfo(const InfoOptions& options) {
   const KernelDType dtype = KernelDTypeChoices().at(options.dtype);
   const ReductionType reduction = *FromAclnnReduction(ReductionChoices().at(options.reduction));
   std::printf("\n%-16s %s\n", "operator", options.op.c_str());
-  if (options.op == "forward" || options.op == "fused") {
+  // The tiling each operator folder computes (the backward and the target gradient share one).
+  namespace apis = aclnn_cpu::apis;
+  const apis::ApiId op = ApiOfOp(options.op).id;
+  if (op == apis::ApiId::kBinaryCrossEntropyWithLogits || op == apis::ApiId::kBinaryCrossEntropyWithLogitsFused) {
     std::printf("%-16s numel %llu, %s, weight %s, pos_weight %s, reduction %s, every operand dense\n", "problem",
                 static_cast<unsigned long long>(options.numel), options.dtype.c_str(), options.weight ? "yes" : "no",
                 options.pos_weight ? "yes" : "no", options.reduction.c_str());
     PrintLossTiling(aclnn_cpu::CpuPlatform(static_cast<uint64_t>(threads)), CpuCoresAre(threads), options, dtype,
                     reduction);
     PrintLossTiling(aclnn_cpu::AtlasA2Platform(), kAtlasCoresAre, options, dtype, reduction);
+    return kExitSuccess;
+  }
+  if (op != apis::ApiId::kBinaryCrossEntropyWithLogitsBackward &&
+      op != apis::ApiId::kBinaryCrossEntropyWithLogitsTargetBackward) {
+    std::printf("%-16s the command line does not describe this operator's tiling\n", "tiling");
     return kExitSuccess;
   }
   // The backward and the target gradient share one plan and tiling (the latter reads no target).
@@ -192,8 +201,9 @@ void AddInfoCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* info = app.add_subcommand("info", "Show the SIMD target, threads, L2 per core and the tiling of a problem");
   // A tensor's element count is an int64 (aclTensor).
-  info->add_option("--op", options->op, "Operator: backward, target-backward, forward or fused")
-      ->check(CLI::IsMember({"backward", "target-backward", "forward", "fused"}))
+  info->add_option("--op", options->op,
+                   "Operator, from the library's API list: backward, target-backward, forward or fused")
+      ->check(CLI::IsMember(OpChoices()))
       ->capture_default_str();
   info->add_option("--numel", options->numel, "Elements of predict")->check(PlainDecimal(INT64_MAX));
   info->add_option("--dtype", options->dtype, "Element type of every operand")

@@ -60,8 +60,9 @@ constexpr int kMismatchesShown = 5;
 /// budget, and there is at most one block per thread).
 uint64_t RunMemoryBytes(const RunOptions& options, const std::vector<int64_t>& dims, aclDataType dtype) {
   constexpr uint64_t kCopiesPerTensor = 2;    // device memory and host copy
-  // self, target, out, and the fused call's gradInput
-  const uint64_t self_shaped_tensors = options.op == "fused" ? 4 : 3;
+  // self, target and each output of the API (counted at self's shape)
+  uint64_t self_shaped_tensors = 2;
+  for (const aclnn_cpu::apis::Operand& o : ApiOfOp(options.op).operands) self_shaped_tensors += o.is_output() ? 1 : 0;
   uint64_t tensor_bytes = SaturatingMul(self_shaped_tensors, TensorBytes(dims, dtype));
   for (const std::string* choice : {&options.grad_output, &options.weight, &options.pos_weight}) {
     const OperandShape shape = OperandShapeChoices().at(*choice);
@@ -246,68 +247,89 @@ int RunOnce(const RunOptions& options) {
   const int64_t reduction = ReductionChoices().at(options.reduction);
   RefuseWhatCannotFit(options, dims, dtype);
 
-  const bool forward = options.op == "forward";
-  const bool fused = options.op == "fused";
-  const bool of_target = options.op == "target-backward";
-  const bool has_loss = forward || fused;
+  namespace apis = aclnn_cpu::apis;
+  const apis::Api& api = ApiOfOp(options.op);
   AclSession session;
   std::mt19937_64 rng(options.seed);
-  // The loss with mean or sum writes one element; everything else is self's shape.
-  const std::vector<int64_t> out_dims = has_loss && reduction != 0 ? std::vector<int64_t>{} : dims;
-  DeviceTensor self(dims, dtype), target(dims, dtype), out(out_dims, dtype);
-  std::optional<DeviceTensor> grad;  // the fused call's gradInput
-  if (fused) grad.emplace(dims, dtype);
+  DeviceTensor self(dims, dtype), target(dims, dtype);
   FillUniform(self, kLogits, rng);
   FillUniform(target, kTargets, rng);
-  // The fused call takes a 0-dim gradOutput (--grad-output scalar) or none (1).
-  const std::string grad_output_choice = forward || (fused && options.grad_output != "scalar") ? "none" : options.grad_output;
+  // An API's outputs: a reduced one (the loss) has one element for mean and sum, every other one
+  // self's shape.
+  std::unique_ptr<DeviceTensor> outputs[apis::kTensorSlots];
+  for (const apis::Operand& o : api.operands) {
+    if (!o.is_output()) continue;
+    const bool one_element = o.kind == apis::OperandKind::kReducedOutput && reduction != 0;
+    outputs[o.slot] = std::make_unique<DeviceTensor>(one_element ? std::vector<int64_t>{} : dims, dtype);
+  }
+  // gradOutput as --grad-output shapes it; an optional one (the fused call's, one element) is a
+  // 0-dim tensor for --grad-output scalar and none (1) otherwise; n/a where the API has none.
+  const apis::Operand* grad_output_operand = api.Find("grad_output");
+  const bool optional_grad_output =
+      grad_output_operand != nullptr && grad_output_operand->kind == apis::OperandKind::kOptionalInput;
+  const std::string grad_output_choice =
+      grad_output_operand == nullptr || (optional_grad_output && options.grad_output != "scalar") ? "none"
+                                                                                                   : options.grad_output;
   const BroadcastOperand grad_output(grad_output_choice, dims, dtype, kGradOutputs, rng);
   const BroadcastOperand weight(options.weight, dims, dtype, kWeights, rng);
   const BroadcastOperand pos_weight(options.pos_weight, dims, dtype, kPosWeights, rng);
 
-  const char* api = forward ? "aclnnBinaryCrossEntropyWithLogits"
-                    : fused ? "aclnnBinaryCrossEntropyWithLogitsFused"
-                    : of_target ? "aclnnBinaryCrossEntropyWithLogitsTargetBackward"
-                                : "aclnnBinaryCrossEntropyWithLogitsBackward";
-  std::printf("%s: self %s %s (%s, format %s), gradOutput %s, weight %s, posWeight %s, reduction %s, seed %llu\n", api,
-              ShapeText(dims).c_str(), options.dtype.c_str(), aclnn_cpu::DTypeName(dtype),
+  std::printf("%s: self %s %s (%s, format %s), gradOutput %s, weight %s, posWeight %s, reduction %s, seed %llu\n",
+              api.second_phase_name, ShapeText(dims).c_str(), options.dtype.c_str(), aclnn_cpu::DTypeName(dtype),
               aclnn_cpu::FormatName(DeviceTensor::kFormat),
-              forward ? "n/a" : fused && grad_output.get() == nullptr ? "none (1)" : grad_output.Describe().c_str(),
+              grad_output_operand == nullptr                           ? "n/a"
+              : optional_grad_output && grad_output.get() == nullptr ? "none (1)"
+                                                                       : grad_output.Describe().c_str(),
               weight.Describe().c_str(), pos_weight.Describe().c_str(), options.reduction.c_str(),
               static_cast<unsigned long long>(options.seed));
   std::printf("CPU device: SIMD target %s, %d threads\n", aclnnCpuSimdTargetName(), aclnnCpuGetNumThreads());
 
-  const ForwardCall forward_call{&self, &target, weight.get(), pos_weight.get(), reduction, &out};
-  CallTiming timing;
-  if (forward) {
-    timing = RunForward(forward_call, session.stream());
-  } else if (fused) {
-    timing = RunFused(FusedCall{forward_call, grad_output.get(), &*grad}, session.stream());
-  } else {
-    timing = RunBackward(BackwardCall{grad_output.get(), &self, &target, weight.get(), pos_weight.get(), reduction, &out,
-                                      of_target},
-                         session.stream());
+  apis::Operands operands;
+  operands.Set("self", self.get()).Set("target", target.get()).SetInt("reduction", reduction);
+  const auto handle = [](const DeviceTensor* t) { return t != nullptr ? t->get() : nullptr; };
+  if (grad_output_operand != nullptr) operands.Set("grad_output", handle(grad_output.get()));
+  operands.Set("weight", handle(weight.get())).Set("pos_weight", handle(pos_weight.get()));
+  for (size_t slot = 0; slot < apis::kTensorSlots; ++slot) {
+    if (outputs[slot]) operands.tensors[slot] = outputs[slot]->get();
   }
-  out.Download();
-  if (grad) grad->Download();
+  const CallTiming timing = RunApi(api, operands, session.stream());
   std::printf("first phase %.3f ms, second phase + synchronize %.3f ms, workspace %llu bytes\n",
               timing.first_phase_ms, timing.second_phase_ms, static_cast<unsigned long long>(timing.workspace_bytes));
 
-  for (const DeviceTensor* result : {&out, grad ? &*grad : nullptr}) {
-    if (result == nullptr) continue;
+  bool first_output = true;
+  for (const apis::Operand& o : api.operands) {
+    if (!o.is_output()) continue;
+    DeviceTensor& result = *outputs[o.slot];
+    result.Download();
     double sum = 0;
-    for (int64_t i = 0; i < result->numel(); ++i) sum += result->Get(i);
-    std::printf("checksum%s: sum %.17g, fnv1a 0x%016llx\n", result == &out ? "" : " (gradInput)", sum,
-                static_cast<unsigned long long>(Fnv1a(result->host_bytes())));
+    for (int64_t i = 0; i < result.numel(); ++i) sum += result.Get(i);
+    std::printf("checksum%s: sum %.17g, fnv1a 0x%016llx\n",
+                first_output ? "" : (std::string(" (") + o.parameter + ")").c_str(), sum,
+                static_cast<unsigned long long>(Fnv1a(result.host_bytes())));
+    first_output = false;
   }
 
   if (!options.check) return kExitSuccess;
-  const Operands operands{self, target, grad_output, weight, pos_weight, out};
+  const auto output = [&](const char* role) -> const DeviceTensor& { return *outputs[apis::TensorSlot(role)]; };
+  const Operands checked{self, target, grad_output, weight, pos_weight, output("out")};
+  // The reference of each API's outputs: what the CLI knows of each operator's math.
   int64_t mismatches = 0;
-  if (has_loss) mismatches += CheckLossAgainstReference(operands, reduction);
-  if (fused) mismatches += CheckAgainstReference(operands, *grad, reduction);
-  if (of_target) mismatches += CheckTargetAgainstReference(operands, reduction);
-  if (!has_loss && !of_target) mismatches += CheckAgainstReference(operands, out, reduction);
+  switch (api.id) {
+    case apis::ApiId::kBinaryCrossEntropyWithLogitsBackward:
+      mismatches = CheckAgainstReference(checked, output("out"), reduction);
+      break;
+    case apis::ApiId::kBinaryCrossEntropyWithLogitsTargetBackward:
+      mismatches = CheckTargetAgainstReference(checked, reduction);
+      break;
+    case apis::ApiId::kBinaryCrossEntropyWithLogits: mismatches = CheckLossAgainstReference(checked, reduction); break;
+    case apis::ApiId::kBinaryCrossEntropyWithLogitsFused:
+      mismatches = CheckLossAgainstReference(checked, reduction) +
+                   CheckAgainstReference(checked, output("grad_input"), reduction);
+      break;
+    default:
+      std::printf("--check: the command line has no reference for --op %s\n", options.op.c_str());
+      return kExitUsage;
+  }
   return mismatches == 0 ? kExitSuccess : kExitCheckFailed;
 }
 
@@ -317,9 +339,9 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand("run", "Run the operator once on random data and print times and a checksum");
   run->add_option("--op", options->op,
-                  "Operator: backward (the gradient), forward (the loss), target-backward (the gradient with "
-                  "respect to the target) or fused (the loss and the gradient in one pass)")
-      ->check(CLI::IsMember({"backward", "forward", "target-backward", "fused"}))
+                  "Operator, from the library's API list: backward (the gradient), target-backward (the gradient "
+                  "with respect to the target), forward (the loss) or fused (the loss and the gradient in one pass)")
+      ->check(CLI::IsMember(OpChoices()))
       ->capture_default_str();
   run->add_option("--shape", options->shape, "Shape of self: 4096x1024 or 4096,1024 ('', 'scalar' or () for 0 dims)")
       ->check(ShapeValidator());

@@ -15,7 +15,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/acl_meta.h"
-#include "common/two_phase_call.h"
+#include "client/two_phase_call.h"
 #include "opdev/elementwise_block.h"
 #include "opdev/elementwise_plan.h"
 #include "opdev/elementwise_tiling.h"

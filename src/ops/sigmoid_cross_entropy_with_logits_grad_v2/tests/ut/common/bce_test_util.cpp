@@ -7,7 +7,6 @@
 #include <limits>
 
 #include "common/dtype.h"
-#include "common/two_phase_call.h"
 #include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 
 namespace bce_test {
@@ -18,15 +17,7 @@ using aclnn_cpu::bce_grad::ReferenceGradient;
 using aclnn_cpu::bce_grad::ReferenceTerms;
 
 aclnnStatus RunOperator(const Problem& p, aclrtStream stream) {
-  aclnn_cpu::DeviceMemory workspace;
-  return aclnn_cpu::CallTwoPhase(
-             [&](uint64_t* workspace_size, aclOpExecutor** executor) {
-               return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
-                   p.grad_output->get(), p.self->get(), p.target->get(), p.weight ? p.weight->get() : nullptr,
-                   p.pos_weight ? p.pos_weight->get() : nullptr, p.reduction, p.out->get(), workspace_size, executor);
-             },
-             aclnnBinaryCrossEntropyWithLogitsBackward, stream, workspace)
-      .status;
+  return GradientCall(aclnn_cpu::apis::ApiId::kBinaryCrossEntropyWithLogitsBackward, p).Run(stream).status;
 }
 
 CheckResult CheckAgainstReference(const Problem& p) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnn_call.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
 #include "test_tensor.h"
 
@@ -37,6 +38,18 @@ struct Problem {
   int64_t reduction = 0;
   TestTensor* out;
 };
+
+/// The call of @p api, the backward or the target gradient (one signature), over the operands
+/// of @p c (a Problem, or the op_api tests' raw handles) through the shared harness
+/// (tests/support/aclnn_call.h).
+template <class Call>
+acl_test::AclnnCall GradientCall(aclnn_cpu::apis::ApiId api, const Call& c) {
+  return acl_test::AclnnCall(api)
+      .With({{"grad_output", c.grad_output}, {"self", c.self}, {"target", c.target}, {"weight", c.weight},
+             {"pos_weight", c.pos_weight}})
+      .With("out", c.out)
+      .Reduction(c.reduction);
+}
 
 /// Runs both phases on @p stream (synchronised). Returns the first non-success status.
 aclnnStatus RunOperator(const Problem& p, aclrtStream stream = nullptr);

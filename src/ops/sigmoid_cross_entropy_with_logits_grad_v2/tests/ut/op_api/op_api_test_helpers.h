@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "common/bce_test_util.h"
-#include "common/two_phase_call.h"
 
 namespace bce_test {
 
@@ -28,18 +27,16 @@ struct RawCall {
   aclTensor* out = nullptr;
 };
 
+/// The backward's call of @p c through the shared harness.
+inline acl_test::AclnnCall BackwardCall(const RawCall& c) {
+  return GradientCall(aclnn_cpu::apis::ApiId::kBinaryCrossEntropyWithLogitsBackward, c);
+}
+
 inline aclnnStatus FirstPhase(const RawCall& c, uint64_t* workspace_size, aclOpExecutor** executor) {
-  return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(c.grad_output, c.self, c.target, c.weight,
-                                                                   c.pos_weight, c.reduction, c.out,
-                                                                   workspace_size, executor);
+  return BackwardCall(c).FirstPhase(workspace_size, executor);
 }
 
 /// Both phases on raw tensors, synchronised; the first non-success status.
-inline aclnnStatus RunRaw(const RawCall& c, aclrtStream stream = nullptr) {
-  aclnn_cpu::DeviceMemory workspace;
-  return aclnn_cpu::CallTwoPhase([&](uint64_t* size, aclOpExecutor** executor) { return FirstPhase(c, size, executor); },
-                                 aclnnBinaryCrossEntropyWithLogitsBackward, stream, workspace)
-      .status;
-}
+inline aclnnStatus RunRaw(const RawCall& c, aclrtStream stream = nullptr) { return BackwardCall(c).Run(stream).status; }
 
 }  // namespace bce_test

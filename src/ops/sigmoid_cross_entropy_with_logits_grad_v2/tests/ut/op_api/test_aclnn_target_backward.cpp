@@ -13,7 +13,7 @@
 
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_target_backward.h"
 #include "common/dtype.h"
-#include "common/two_phase_call.h"
+#include "aclnn_call.h"
 #include "dims.h"
 #include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 #include "test_tensor.h"
@@ -39,18 +39,19 @@ struct Call {
   TestTensor* out;
 };
 
-aclnnStatus FirstPhase(const Call& c, uint64_t* ws, aclOpExecutor** e) {
-  return aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
-      c.dout->get(), c.self->get(), c.target->get(), c.weight ? c.weight->get() : nullptr,
-      c.pos_weight ? c.pos_weight->get() : nullptr, c.reduction, c.out->get(), ws, e);
+/// The call of @p c through the shared harness (tests/support/aclnn_call.h).
+acl_test::AclnnCall TargetBackwardCall(const Call& c) {
+  return acl_test::AclnnCall(aclnn_cpu::apis::ApiId::kBinaryCrossEntropyWithLogitsTargetBackward)
+      .With({{"grad_output", c.dout}, {"self", c.self}, {"target", c.target}, {"weight", c.weight},
+             {"pos_weight", c.pos_weight}, {"out", c.out}})
+      .Reduction(c.reduction);
 }
 
-aclnnStatus RunTargetBackward(const Call& c) {
-  DeviceMemory workspace;
-  return CallTwoPhase([&](uint64_t* ws, aclOpExecutor** e) { return FirstPhase(c, ws, e); },
-                      aclnnBinaryCrossEntropyWithLogitsTargetBackward, nullptr, workspace)
-      .status;
+aclnnStatus FirstPhase(const Call& c, uint64_t* ws, aclOpExecutor** e) {
+  return TargetBackwardCall(c).FirstPhase(ws, e);
 }
+
+aclnnStatus RunTargetBackward(const Call& c) { return TargetBackwardCall(c).Run().status; }
 
 void ExpectRejected(const Call& c, aclnnStatus code, const std::string& what) {
   PrimeRecentErrMsg();

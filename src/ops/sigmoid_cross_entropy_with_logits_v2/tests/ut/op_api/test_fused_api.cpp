@@ -15,7 +15,7 @@
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_fused.h"
 #include "common/dtype.h"
-#include "common/two_phase_call.h"
+#include "aclnn_call.h"
 #include "opdev/plan_cache.h"
 #include "test_tensor.h"
 
@@ -40,41 +40,34 @@ struct FusedCall {
   TestTensor* grad;
 };
 
-const aclTensor* Get(const TestTensor* t) { return t != nullptr ? t->get() : nullptr; }
+/// @p api's call over the inputs and reduction of @p c (tests/support/aclnn_call.h): the
+/// fused call, or the forward and the backward it stands for.
+acl_test::AclnnCall CallOf(apis::ApiId api, const FusedCall& c) {
+  return acl_test::AclnnCall(api)
+      .With({{"self", c.self}, {"target", c.target}, {"weight", c.weight}, {"pos_weight", c.pos_weight}})
+      .Reduction(c.reduction);
+}
+
+acl_test::AclnnCall FusedCallOf(const FusedCall& c) {
+  return CallOf(apis::ApiId::kBinaryCrossEntropyWithLogitsFused, c)
+      .With({{"grad_output", c.dout}, {"out", c.out}, {"grad_input", c.grad}});
+}
 
 aclnnStatus FirstPhase(const FusedCall& c, uint64_t* ws, aclOpExecutor** e) {
-  return aclnnBinaryCrossEntropyWithLogitsFusedGetWorkspaceSize(Get(c.self), Get(c.target), Get(c.weight),
-                                                                Get(c.pos_weight), Get(c.dout), c.reduction,
-                                                                c.out->get(), c.grad->get(), ws, e);
+  return FusedCallOf(c).FirstPhase(ws, e);
 }
 
-aclnnStatus RunFused(const FusedCall& c) {
-  DeviceMemory workspace;
-  return CallTwoPhase([&](uint64_t* ws, aclOpExecutor** e) { return FirstPhase(c, ws, e); },
-                      aclnnBinaryCrossEntropyWithLogitsFused, nullptr, workspace)
-      .status;
-}
+aclnnStatus RunFused(const FusedCall& c) { return FusedCallOf(c).Run().status; }
 
 aclnnStatus RunForward(const FusedCall& c, TestTensor& out) {
-  DeviceMemory workspace;
-  return CallTwoPhase(
-             [&](uint64_t* ws, aclOpExecutor** e) {
-               return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(Get(c.self), Get(c.target), Get(c.weight),
-                                                                        Get(c.pos_weight), c.reduction, out.get(), ws, e);
-             },
-             aclnnBinaryCrossEntropyWithLogits, nullptr, workspace)
-      .status;
+  return CallOf(apis::ApiId::kBinaryCrossEntropyWithLogits, c).With("out", out).Run().status;
 }
 
 aclnnStatus RunBackward(const FusedCall& c, const TestTensor& dout, TestTensor& grad) {
-  DeviceMemory workspace;
-  return CallTwoPhase(
-             [&](uint64_t* ws, aclOpExecutor** e) {
-               return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
-                   dout.get(), Get(c.self), Get(c.target), Get(c.weight), Get(c.pos_weight), c.reduction, grad.get(),
-                   ws, e);
-             },
-             aclnnBinaryCrossEntropyWithLogitsBackward, nullptr, workspace)
+  return CallOf(apis::ApiId::kBinaryCrossEntropyWithLogitsBackward, c)
+      .With("grad_output", dout)
+      .With("out", grad)
+      .Run()
       .status;
 }
 

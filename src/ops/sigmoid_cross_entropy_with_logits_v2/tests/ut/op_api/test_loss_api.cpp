@@ -15,7 +15,7 @@
 
 #include "aclnn/aclnn_cpu.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
-#include "common/two_phase_call.h"
+#include "aclnn_call.h"
 #include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
 #include "common/dtype.h"
 #include "dims.h"
@@ -41,19 +41,17 @@ struct Call {
   TestTensor* out;
 };
 
-aclnnStatus FirstPhase(const Call& c, uint64_t* ws, aclOpExecutor** e) {
-  return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(c.self->get(), c.target->get(),
-                                                           c.weight ? c.weight->get() : nullptr,
-                                                           c.pos_weight ? c.pos_weight->get() : nullptr, c.reduction,
-                                                           c.out->get(), ws, e);
+/// The call of @p c through the shared harness (tests/support/aclnn_call.h).
+acl_test::AclnnCall LossCall(const Call& c) {
+  return acl_test::AclnnCall(apis::ApiId::kBinaryCrossEntropyWithLogits)
+      .With({{"self", c.self}, {"target", c.target}, {"weight", c.weight}, {"pos_weight", c.pos_weight},
+             {"out", c.out}})
+      .Reduction(c.reduction);
 }
 
-aclnnStatus RunLoss(const Call& c) {
-  DeviceMemory workspace;
-  return CallTwoPhase([&](uint64_t* ws, aclOpExecutor** e) { return FirstPhase(c, ws, e); },
-                      aclnnBinaryCrossEntropyWithLogits, nullptr, workspace)
-      .status;
-}
+aclnnStatus FirstPhase(const Call& c, uint64_t* ws, aclOpExecutor** e) { return LossCall(c).FirstPhase(ws, e); }
+
+aclnnStatus RunLoss(const Call& c) { return LossCall(c).Run().status; }
 
 /// Expects the first phase of @p c to fail with @p code and a message containing @p what, and
 /// out to stay as it was.
