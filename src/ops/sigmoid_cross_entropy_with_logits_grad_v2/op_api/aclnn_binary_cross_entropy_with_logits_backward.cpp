@@ -19,7 +19,6 @@
 #include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
 #include "runtime/executor.h"
 #include "runtime/tensor.h"
-#include "runtime/thread_pool.h"
 
 namespace aclnn_cpu::bce_grad {
 namespace {

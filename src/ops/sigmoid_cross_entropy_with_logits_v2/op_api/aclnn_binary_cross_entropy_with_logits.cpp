@@ -11,7 +11,6 @@
 #include "common/error.h"
 #include "opdev/elementwise_plan.h"
 #include "opdev/first_phase.h"
-#include "opdev/kernel_dtype.h"
 #include "opdev/plan_cache.h"
 #include "opdev/tensor_checks.h"
 #include "platform/platform_info.h"
@@ -19,7 +18,6 @@
 #include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 #include "runtime/executor.h"
 #include "runtime/tensor.h"
-#include "runtime/thread_pool.h"
 
 namespace aclnn_cpu::bce_loss {
 namespace {
