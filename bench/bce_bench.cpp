@@ -1,7 +1,9 @@
 // Benchmark of aclnnBinaryCrossEntropyWithLogitsBackward (the gradient),
-// aclnnBinaryCrossEntropyWithLogits (the loss: "fwd" cases) and
+// aclnnBinaryCrossEntropyWithLogits (the loss: "fwd" cases),
 // aclnnBinaryCrossEntropyWithLogitsFused (the loss and the gradient in one pass: "fused" cases,
-// also timed against the forward call followed by the backward call: fwd+bwd/fused).
+// also timed against the forward call followed by the backward call: fwd+bwd/fused) and the BCE
+// pair of probabilities, aclnnBinaryCrossEntropy ("bce" cases) and
+// aclnnBinaryCrossEntropyBackward ("bce-bwd" cases).
 //
 // For each case it measures, interleaved in one run (this machine is noisy, so only ratios taken
 // side by side mean anything):
@@ -56,6 +58,10 @@ namespace apis = aclnn_cpu::apis;
 /// posWeight), reduction none (an out of self's shape) or mean (one element).
 /// kFusedMean: the fused call on the same four inputs, mean, no gradOutput (1): the loss's one
 /// element and the gradient [n]; its roofline reads four streams and writes one.
+/// kProbNone / kProbMean: aclnnBinaryCrossEntropy with three same-shape inputs (self in [0, 1],
+/// target, weight), reduction none or mean.
+/// kProbBackward: aclnnBinaryCrossEntropyBackward with four same-shape inputs (gradOutput, self,
+/// target, weight), reduction none.
 enum class Layout {
   kSameShape,
   kScalarDoutRowPosWeight,
@@ -63,8 +69,14 @@ enum class Layout {
   kAllTransposed,
   kForwardNone,
   kForwardMean,
-  kFusedMean
+  kFusedMean,
+  kProbNone,
+  kProbMean,
+  kProbBackward
 };
+
+/// The layouts of the BCE pair of probabilities (self must lie in [0, 1]).
+bool IsProb(Layout l) { return l == Layout::kProbNone || l == Layout::kProbMean || l == Layout::kProbBackward; }
 
 /// The API of the list a layout times.
 apis::ApiId ApiOf(Layout l) {
@@ -72,6 +84,9 @@ apis::ApiId ApiOf(Layout l) {
     case Layout::kForwardNone:
     case Layout::kForwardMean: return apis::ApiId::kBinaryCrossEntropyWithLogits;
     case Layout::kFusedMean: return apis::ApiId::kBinaryCrossEntropyWithLogitsFused;
+    case Layout::kProbNone:
+    case Layout::kProbMean: return apis::ApiId::kBinaryCrossEntropy;
+    case Layout::kProbBackward: return apis::ApiId::kBinaryCrossEntropyBackward;
     default: return apis::ApiId::kBinaryCrossEntropyWithLogitsBackward;
   }
 }
@@ -85,6 +100,9 @@ const char* LayoutName(Layout l) {
     case Layout::kForwardNone: return "fwd x4 none";
     case Layout::kForwardMean: return "fwd x4 mean";
     case Layout::kFusedMean: return "fused x4 mean";
+    case Layout::kProbNone: return "bce x3 none";
+    case Layout::kProbMean: return "bce x3 mean";
+    case Layout::kProbBackward: return "bce-bwd x4 none";
   }
   return "?";
 }
@@ -155,10 +173,14 @@ class Bench {
     const std::vector<int64_t> strides = c.layout == Layout::kAllTransposed ? transposed : std::vector<int64_t>{cols_, 1};
     const bool fused = c.layout == Layout::kFusedMean;
     const bool forward = c.layout == Layout::kForwardNone || c.layout == Layout::kForwardMean || fused;
-    const bool one_out = c.layout == Layout::kForwardMean || fused;
+    const bool one_out = c.layout == Layout::kForwardMean || fused || c.layout == Layout::kProbMean;
     for (Buffer* b : {&x_, &y_}) b->Alloc(n, dt);
     out_.Alloc(one_out ? 1 : static_cast<size_t>(n), dt);
-    x_.Fill(n, dt, rng, -8, 8);
+    if (IsProb(c.layout)) {
+      x_.Fill(n, dt, rng, 0, 1);  // probabilities
+    } else {
+      x_.Fill(n, dt, rng, -8, 8);
+    }
     y_.Fill(n, dt, rng, 0, 1);
     if (c.layout == Layout::kTransposedInput) {
       // self is the transpose of a [cols, rows] storage.
@@ -173,7 +195,20 @@ class Bench {
       out_.View(dims, strides, n, dt);
     }
     bytes_ = 3.0 * static_cast<double>(n) * static_cast<double>(aclDataTypeSize(dt));
-    if (forward) {
+    if (IsProb(c.layout)) {
+      w_.Alloc(n, dt);
+      w_.View(dims, strides, n, dt);
+      w_.Fill(n, dt, rng, 0, 2);
+      reduction_ = c.layout == Layout::kProbMean ? 1 : 0;
+      // self, target, weight, and out for none (mean's one element does not count).
+      bytes_ = (c.layout == Layout::kProbMean ? 3.0 : 4.0) * static_cast<double>(n) * static_cast<double>(aclDataTypeSize(dt));
+      if (c.layout == Layout::kProbBackward) {
+        dout_.Alloc(n, dt);
+        dout_.View(dims, strides, n, dt);
+        dout_.Fill(n, dt, rng, -1, 1);
+        bytes_ += static_cast<double>(n) * static_cast<double>(aclDataTypeSize(dt));
+      }
+    } else if (forward) {
       for (Buffer* b : {&w_, &pw_}) {
         b->Alloc(n, dt);
         b->View(dims, strides, n, dt);
@@ -297,7 +332,11 @@ class Bench {
   /// Whether this libtorch implements the formula for the dtype (1.13 has no CPU fp16 sigmoid).
   bool TorchSupported() {
     try {
-      (void)t_x_.narrow(1, 0, 1).sigmoid();
+      if (IsProb(c_.layout)) {
+        RunTorch();
+      } else {
+        (void)t_x_.narrow(1, 0, 1).sigmoid();
+      }
       return true;
     } catch (const c10::Error&) {
       return false;
@@ -305,6 +344,14 @@ class Bench {
   }
 
   void RunTorch() {
+    if (c_.layout == Layout::kProbNone || c_.layout == Layout::kProbMean) {
+      sink_ = torch::binary_cross_entropy(t_x_, t_y_, t_w_, reduction_ == 1 ? at::Reduction::Mean : at::Reduction::None);
+      return;
+    }
+    if (c_.layout == Layout::kProbBackward) {
+      sink_ = torch::binary_cross_entropy_backward(t_dout_, t_x_, t_y_, t_w_, at::Reduction::None);
+      return;
+    }
     if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean || c_.layout == Layout::kFusedMean) {
       sink_ = torch::binary_cross_entropy_with_logits(t_x_, t_y_, t_w_, t_pw_,
                                                       reduction_ == 1 ? at::Reduction::Mean : at::Reduction::None);
@@ -329,9 +376,12 @@ class Bench {
   template <class T>
   void RunRooflineTyped() {
     bce_bench::RooflineJob<T> job;
+    if (c_.layout == Layout::kProbBackward) job.AddInput(static_cast<const T*>(dout_.data));
     job.AddInput(static_cast<const T*>(x_.data));
     job.AddInput(static_cast<const T*>(y_.data));
-    if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean || c_.layout == Layout::kFusedMean) {
+    if (IsProb(c_.layout)) {
+      job.AddInput(static_cast<const T*>(w_.data));
+    } else if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean || c_.layout == Layout::kFusedMean) {
       job.AddInput(static_cast<const T*>(w_.data));
       job.AddInput(static_cast<const T*>(pw_.data));
     } else if (c_.layout != Layout::kScalarDoutRowPosWeight) {
@@ -339,7 +389,7 @@ class Bench {
       job.AddInput(static_cast<const T*>(w_.data));
       job.AddInput(static_cast<const T*>(pw_.data));
     }
-    job.out = c_.layout == Layout::kForwardMean ? nullptr
+    job.out = c_.layout == Layout::kForwardMean || c_.layout == Layout::kProbMean ? nullptr
               : c_.layout == Layout::kFusedMean   ? static_cast<T*>(grad_.data)
                                                   : static_cast<T*>(out_.data);
     double partials[ACLNN_CPU_MAX_THREADS] = {};
@@ -362,7 +412,10 @@ class Bench {
     const std::vector<int64_t> strides = c_.layout == Layout::kAllTransposed ? transposed : std::vector<int64_t>{cols_, 1};
     t_x_ = Wrap(x_, {rows_, cols_}, c_.layout == Layout::kTransposedInput ? transposed : strides);
     t_y_ = Wrap(y_, {rows_, cols_}, strides);
-    if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean || c_.layout == Layout::kFusedMean) {
+    if (IsProb(c_.layout)) {
+      t_w_ = Wrap(w_, {rows_, cols_}, strides);
+      if (c_.layout == Layout::kProbBackward) t_dout_ = Wrap(dout_, {rows_, cols_}, strides);
+    } else if (c_.layout == Layout::kForwardNone || c_.layout == Layout::kForwardMean || c_.layout == Layout::kFusedMean) {
       t_w_ = Wrap(w_, {rows_, cols_}, strides);
       t_pw_ = Wrap(pw_, {rows_, cols_}, strides);
     } else if (c_.layout == Layout::kScalarDoutRowPosWeight) {
@@ -594,6 +647,14 @@ int main(int argc, char** argv) {
       cases.push_back({dt, n, Layout::kForwardNone});
       cases.push_back({dt, n, Layout::kForwardMean});
       cases.push_back({dt, n, Layout::kFusedMean});
+    }
+  }
+  for (aclDataType dt : {ACL_FLOAT, ACL_BF16}) {
+    for (int64_t n : {int64_t{64} << 10, int64_t{1} << 20, int64_t{16} << 20}) {
+      if (n > max_numel) continue;
+      cases.push_back({dt, n, Layout::kProbNone});
+      cases.push_back({dt, n, Layout::kProbMean});
+      cases.push_back({dt, n, Layout::kProbBackward});
     }
   }
 

@@ -12,9 +12,10 @@ set -euo pipefail
 build_dir=$1 source_dir=$2 work=$3
 samples=(test_aclnn_sigmoid_cross_entropy_with_logits_grad_v2.cpp test_aclnn_binary_cross_entropy_with_logits.cpp)
 headers=(aclnn_binary_cross_entropy_with_logits_backward.h aclnn_binary_cross_entropy_with_logits.h)
-# Every public operator header, the two above with a CANN sample each and the two without one.
+# Every public operator header, the two above with a CANN sample each and the four without one.
 all_headers=("${headers[@]}" aclnn_binary_cross_entropy_with_logits_target_backward.h
-             aclnn_binary_cross_entropy_with_logits_fused.h)
+             aclnn_binary_cross_entropy_with_logits_fused.h
+             aclnn_binary_cross_entropy.h aclnn_binary_cross_entropy_backward.h)
 
 rm -rf "$work"
 mkdir -p "$work"

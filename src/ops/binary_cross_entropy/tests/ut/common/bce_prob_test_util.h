@@ -1,0 +1,224 @@
+// Test support of aclnnBinaryCrossEntropy (the loss of probabilities), on top of the shared
+// tests/support: a call by role through the harness, the reference of every element taken before
+// the run (so that an in-place call is judged on the inputs it read), and the checks of what was
+// written: every element of out against the reference and its bound, nothing outside out's view.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "aclnn/aclnn_cpu.h"
+#include "aclnn_call.h"
+#include "common/dtype.h"
+#include "dims.h"
+#include "hwy/targets.h"
+#include "ops/binary_cross_entropy/tests/ut/binary_cross_entropy_reference.h"
+#include "test_tensor.h"
+
+namespace bce_prob_test {
+
+using acl_test::TestTensor;
+using aclnn_cpu::bce_prob::ComputeProbLossReference;
+using aclnn_cpu::bce_prob::MatchesReference;
+using aclnn_cpu::bce_prob::ProbLossErrorBound;
+using aclnn_cpu::bce_prob::ProbLossReference;
+
+constexpr const char* kFirstPhase = "aclnnBinaryCrossEntropyGetWorkspaceSize";
+
+/// One call of aclnnBinaryCrossEntropy: self, target, an optional weight, the reduction, out.
+struct ForwardCall {
+  TestTensor* self;
+  TestTensor* target;
+  TestTensor* weight = nullptr;
+  int64_t reduction = 0;
+  TestTensor* out;
+};
+
+inline acl_test::AclnnCall HarnessCall(const ForwardCall& c) {
+  return acl_test::AclnnCall(aclnn_cpu::apis::ApiId::kBinaryCrossEntropy)
+      .With({{"self", c.self}, {"target", c.target}, {"weight", c.weight}, {"out", c.out}})
+      .Reduction(c.reduction);
+}
+
+/// Both phases, synchronised; the status of the first failing step.
+inline aclnnStatus RunCall(const ForwardCall& c) { return HarnessCall(c).Run().status; }
+
+/// The type the operator computes in: fp64 when any input is fp64, else fp32.
+inline aclDataType ComputeDType(const ForwardCall& c) {
+  for (const TestTensor* t : {c.self, c.target, c.weight}) {
+    if (t != nullptr && t->dtype() == ACL_DOUBLE) return ACL_DOUBLE;
+  }
+  return ACL_FLOAT;
+}
+
+/// The reference of every element of @p c's inputs as they are now (call it before the run).
+inline std::vector<ProbLossReference> ReferenceOf(const ForwardCall& c) {
+  std::vector<ProbLossReference> refs;
+  refs.reserve(static_cast<size_t>(c.self->numel()));
+  for (int64_t i = 0; i < c.self->numel(); ++i) {
+    const std::optional<double> w =
+        c.weight ? std::optional<double>(acl_test::BroadcastGet(*c.weight, c.self->dims(), i)) : std::nullopt;
+    refs.push_back(ComputeProbLossReference(c.self->Get(i), c.target->Get(i), w));
+  }
+  return refs;
+}
+
+/// One ULP of @p v in @p dtype (the subnormal step at least).
+inline double UlpIn(double v, aclDataType dtype) {
+  const aclnn_cpu::FloatRounding r = aclnn_cpu::RoundingOf(dtype);
+  if (v == 0 || !std::isfinite(v)) return r.smallest_subnormal;
+  return std::max(std::ldexp(2 * r.unit_roundoff, std::ilogb(v)), r.smallest_subnormal);
+}
+
+/// What a check of written elements found: the mismatches and the largest error seen, in ULP of
+/// out's dtype at the reference.
+struct Verdict {
+  int64_t mismatches = 0;
+  double worst_ulp = 0;
+};
+
+/// Every element of a reduction-none out against @p refs (ReferenceOf before the run).
+inline Verdict CheckNone(const ForwardCall& c, const std::vector<ProbLossReference>& refs) {
+  Verdict v;
+  const aclDataType compute = ComputeDType(c);
+  for (int64_t i = 0; i < c.out->numel(); ++i) {
+    const ProbLossReference& r = refs[static_cast<size_t>(i)];
+    const double got = c.out->Get(i);
+    const double bound = ProbLossErrorBound(r, compute, c.out->dtype());
+    if (std::isfinite(r.loss) && std::isfinite(got)) {
+      v.worst_ulp = std::max(v.worst_ulp, std::fabs(got - r.loss) / UlpIn(r.loss, c.out->dtype()));
+    }
+    if (!MatchesReference(got, r.loss, bound, c.out->dtype()) && v.mismatches++ < 8) {
+      ADD_FAILURE() << "element " << i << " of " << acl_test::DimsText(c.self->dims()) << " ("
+                    << aclnn_cpu::DTypeShortName(c.out->dtype()) << "): got " << got << ", reference " << r.loss
+                    << ", bound " << bound << " (pos " << r.pos << " neg " << r.neg << " w " << r.w << ")";
+    }
+  }
+  return v;
+}
+
+/// The mean or sum of @p refs, in long double, and the bound of its error: the elements'
+/// errors in the compute type, fp64 accumulation (n eps64 of the sum of magnitudes), the division
+/// by N, and the one rounding to out.
+struct ReducedReference {
+  double value;
+  double bound;
+};
+inline ReducedReference ReduceReference(const std::vector<ProbLossReference>& refs, int64_t reduction,
+                                        aclDataType compute, aclDataType out_dtype) {
+  if (refs.empty()) return {reduction == 1 ? std::numeric_limits<double>::quiet_NaN() : 0.0, 0.0};
+  long double sum = 0, magnitude = 0, element_bound = 0;
+  for (const ProbLossReference& r : refs) {
+    sum += r.loss;
+    magnitude += std::fabs(r.loss);
+    element_bound += ProbLossErrorBound(r, compute, compute);
+  }
+  const long double n = static_cast<long double>(refs.size());
+  const long double scale = reduction == 1 ? 1 / n : 1;
+  const double value = static_cast<double>(sum * scale);
+  const double accumulation =
+      static_cast<double>((element_bound + n * 0x1p-53L * magnitude) * scale) + 2 * 0x1p-53 * std::fabs(value);
+  const aclnn_cpu::FloatRounding out = aclnn_cpu::RoundingOf(out_dtype);
+  return {value,
+          accumulation * (1 + out.unit_roundoff) + out.unit_roundoff * std::fabs(value) + out.smallest_subnormal};
+}
+
+/// out's one element (mean, sum) against the reduced reference.
+inline Verdict CheckReduced(const ForwardCall& c, const std::vector<ProbLossReference>& refs) {
+  Verdict v;
+  const ReducedReference expected = ReduceReference(refs, c.reduction, ComputeDType(c), c.out->dtype());
+  const double got = c.out->Get(0);
+  if (std::isfinite(expected.value) && std::isfinite(got)) {
+    v.worst_ulp = std::fabs(got - expected.value) / UlpIn(expected.value, c.out->dtype());
+  }
+  if (!MatchesReference(got, expected.value, expected.bound, c.out->dtype())) {
+    ++v.mismatches;
+    ADD_FAILURE() << (c.reduction == 1 ? "mean" : "sum") << " of " << refs.size() << " elements ("
+                  << aclnn_cpu::DTypeShortName(c.out->dtype()) << "): got " << got << ", reference " << expected.value
+                  << ", bound " << expected.bound;
+  }
+  return v;
+}
+
+/// CheckNone or CheckReduced, by @p c's reduction.
+inline Verdict CheckOut(const ForwardCall& c, const std::vector<ProbLossReference>& refs) {
+  return c.reduction == 0 ? CheckNone(c, refs) : CheckReduced(c, refs);
+}
+
+/// Expects every byte of @p out's storage outside its view to be as in @p before (the poison).
+inline void ExpectNothingWrittenOutsideTheView(const TestTensor& out, std::vector<uint8_t> before) {
+  std::vector<uint8_t> after = out.StorageBytes();
+  const size_t size = aclDataTypeSize(out.dtype());
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    const size_t at = static_cast<size_t>(out.StorageIndex(i)) * size;
+    std::memset(before.data() + at, 0, size);
+    std::memset(after.data() + at, 0, size);
+  }
+  EXPECT_EQ(acl_test::FirstDifference(before, after), -1);
+}
+
+/// Probabilities: uniform in (0, 1), with about one element in 16 an exact 0 or 1 (the clamp) and
+/// one in 16 within 2^-20 of 0 or 1 (the logs' steep ends).
+inline void FillProbabilities(TestTensor& t, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0, 1), tiny(0, 0x1p-20);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const uint64_t kind = rng() % 32;
+    double v = unit(rng);
+    if (kind == 0) v = 0;
+    if (kind == 1) v = 1;
+    if (kind == 2) v = tiny(rng);
+    if (kind == 3) v = 1 - tiny(rng);
+    t.Set(i, v);
+  }
+}
+
+/// Labels: soft ones uniform in [0, 1], a quarter of them hard (0 or 1).
+inline void FillLabels(TestTensor& t, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int64_t i = 0; i < t.numel(); ++i) t.Set(i, rng() % 4 == 0 ? static_cast<double>(rng() % 2) : unit(rng));
+}
+
+/// Distance in ULP between two values of an IEEE type through the ordered integer line; 0 for
+/// two NaNs, the maximum when only one is NaN.
+template <class F, class I>
+inline int64_t UlpDistance(F a, F b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : std::numeric_limits<int64_t>::max();
+  auto ordered = [](F v) {
+    const auto bits = static_cast<int64_t>(std::bit_cast<I>(v));
+    return bits < 0 ? static_cast<int64_t>(std::numeric_limits<I>::min()) - bits : bits;
+  };
+  const int64_t d = ordered(a) - ordered(b);
+  return d < 0 ? -d : d;
+}
+
+/// The SIMD targets the per-target tests run, by name: "AVX3 AVX2 SSE4".
+inline std::string TargetList() {
+  std::string names;
+  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    names += std::string(names.empty() ? "" : " ") + hwy::TargetName(target);
+  }
+  return names;
+}
+
+/// Restores the default thread count when a test ends, however it ends.
+class ThreadCountGuard {
+ public:
+  ThreadCountGuard() = default;
+  ~ThreadCountGuard() { aclnnCpuSetNumThreads(0); }
+  ThreadCountGuard(const ThreadCountGuard&) = delete;
+  ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
+};
+
+}  // namespace bce_prob_test
