@@ -167,6 +167,26 @@ TEST(ForwardValues, OutMayBeTheVerySameViewAsSelfOrTheTarget) {
   }
 }
 
+TEST(ForwardValues, TheOneElementOfMeanAndSumMayBeAnElementOfSelf) {
+  // out's one element is written after every input is read: the result is the non-aliased one.
+  for (const aclDataType dtype : kFloatDTypes) {
+    for (const int64_t reduction : {1, 2}) {
+      SCOPED_TRACE(::testing::Message() << DTypeShortName(dtype) << " reduction " << reduction);
+      TestTensor x({3000}, dtype), y({3000}, dtype), expected({}, dtype);
+      FillProbabilities(x, 56);
+      FillLabels(y, 57);
+      ASSERT_EQ(RunCall({&x, &y, nullptr, reduction, &expected}), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+      const acl_test::TensorHandle alias = acl_test::ViewOver(x, {}, {}, 2047);
+      const acl_test::CallOutcome r = acl_test::AclnnCall(aclnn_cpu::apis::ApiId::kBinaryCrossEntropy)
+                                          .With({{"self", x.get()}, {"target", y.get()}, {"out", alias.get()}})
+                                          .Reduction(reduction)
+                                          .Run();
+      ASSERT_TRUE(r.ok()) << r.message;
+      EXPECT_EQ(x.Get(2047), expected.Get(0));
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // empty and 0-dim selves
 

@@ -146,6 +146,7 @@ TEST(BackwardValues, AChannelsLastSelfAndOutMatchTheReference) {
 TEST(BackwardValues, OutMayBeTheVerySameViewAsSelfTargetOrGradOutput) {
   for (const aclDataType dtype : kFloatDTypes) {
     SCOPED_TRACE(DTypeShortName(dtype));
+    // out is self (reduction none), the target (mean) or gradOutput (sum).
     for (int which = 0; which < 3; ++which) {
       TestTensor dout({7, 45}, {50, 1}, 3, 350, dtype), x({7, 45}, {50, 1}, 2, 350, dtype);
       TestTensor y({7, 45}, {50, 1}, 1, 350, dtype), w({45}, dtype);
