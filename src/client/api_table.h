@@ -39,6 +39,13 @@ enum class OperandKind : uint8_t {
   kInt64,          ///< an int64_t attribute
 };
 
+/// The values an input is defined for: what the tools draw, and where the operator's result is
+/// its formula's (Note [One op list]).
+enum class Domain : uint8_t {
+  kReal,          ///< any value
+  kUnitInterval,  ///< [0, 1]: a probability (outside it the operator's header says what comes)
+};
+
 /// One operand of a first phase, in the API's order.
 struct Operand {
   OperandKind kind;
@@ -46,19 +53,21 @@ struct Operand {
   const char* role;       ///< the tools' and the Python layer's name, one meaning across APIs: weight, out, ...
   size_t slot;            ///< the role's index in Operands::tensors (a tensor) or Operands::ints (an attribute)
   size_t dtype_slot;      ///< an output: the slot of the tensor whose dtype it has; kNoSlot otherwise
+  Domain domain;          ///< an input's values (kReal for the rest)
 
   constexpr bool is_tensor() const { return kind != OperandKind::kInt64; }
   constexpr bool is_output() const { return kind == OperandKind::kOutput || kind == OperandKind::kReducedOutput; }
 };
 
 // The operand forms of the list's declarations, each as ACLNN_LIST_OPERAND(kind, parameter, role,
-// dtype of), which each reading of the list below defines (an input's dtype-of is empty).
-#define ACLNN_INPUT(parameter, role) ACLNN_LIST_OPERAND(kInput, parameter, role, )
-#define ACLNN_OPTIONAL_INPUT(parameter, role) ACLNN_LIST_OPERAND(kOptionalInput, parameter, role, )
-#define ACLNN_OUTPUT(parameter, role, dtype_of) ACLNN_LIST_OPERAND(kOutput, parameter, role, dtype_of)
+// dtype of, domain), which each reading of the list below defines (an input's dtype-of is empty).
+#define ACLNN_INPUT(parameter, role) ACLNN_LIST_OPERAND(kInput, parameter, role, , kReal)
+#define ACLNN_PROBABILITY_INPUT(parameter, role) ACLNN_LIST_OPERAND(kInput, parameter, role, , kUnitInterval)
+#define ACLNN_OPTIONAL_INPUT(parameter, role) ACLNN_LIST_OPERAND(kOptionalInput, parameter, role, , kReal)
+#define ACLNN_OUTPUT(parameter, role, dtype_of) ACLNN_LIST_OPERAND(kOutput, parameter, role, dtype_of, kReal)
 #define ACLNN_REDUCED_OUTPUT(parameter, role, dtype_of) \
-  ACLNN_LIST_OPERAND(kReducedOutput, parameter, role, dtype_of)
-#define ACLNN_INT64(parameter, role) ACLNN_LIST_OPERAND(kInt64, parameter, role, )
+  ACLNN_LIST_OPERAND(kReducedOutput, parameter, role, dtype_of, kReal)
+#define ACLNN_INT64(parameter, role) ACLNN_LIST_OPERAND(kInt64, parameter, role, , kReal)
 
 namespace detail {
 
@@ -70,7 +79,7 @@ struct RoleUse {
 
 // Every role of every entry in list order, repeated; an empty first entry so that the array is
 // never empty.
-#define ACLNN_LIST_OPERAND(kind, parameter, role, dtype_of) \
+#define ACLNN_LIST_OPERAND(kind, parameter, role, dtype_of, domain) \
   RoleUse{OperandKind::kind != OperandKind::kInt64, #role},
 #define ACLNN_API_ENTRY(api, name, operands) operands
 inline constexpr RoleUse kRoleUses[] = {RoleUse{false, std::string_view()},
@@ -183,8 +192,9 @@ constexpr size_t SlotOf(OperandKind kind, std::string_view role) {
 }
 
 // Each API's operands.
-#define ACLNN_LIST_OPERAND(kind, parameter, role, dtype_of) \
-  Operand{OperandKind::kind, #parameter, #role, SlotOf(OperandKind::kind, #role), TensorSlot(#dtype_of)},
+#define ACLNN_LIST_OPERAND(kind, parameter, role, dtype_of, domain)                                    \
+  Operand{OperandKind::kind, #parameter, #role, SlotOf(OperandKind::kind, #role), TensorSlot(#dtype_of), \
+          Domain::domain},
 #define ACLNN_API_ENTRY(api, name, operands) inline constexpr Operand k##api##Operands[] = {operands};
 #include "aclnn_api_list.def"
 #undef ACLNN_LIST_OPERAND
@@ -201,7 +211,7 @@ auto Argument(const Operands& o) {
 }
 
 // Each API's first phase over Operands.
-#define ACLNN_LIST_OPERAND(kind, parameter, role, dtype_of) \
+#define ACLNN_LIST_OPERAND(kind, parameter, role, dtype_of, domain) \
   Argument<OperandKind::kind, SlotOf(OperandKind::kind, #role)>(o),
 #define ACLNN_API_ENTRY(api, name, operands)                                                                   \
   inline aclnnStatus api##FirstPhase(const Operands& o, uint64_t* workspace_size, aclOpExecutor** executor) { \

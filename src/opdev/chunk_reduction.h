@@ -39,6 +39,8 @@ struct ChunkSum {
 /// The sums of the chunks of @p n fp32 values (kSumChunkElems each, the last one possibly
 /// shorter) into sums[0 .. ceil(n / kSumChunkElems)): SumChunkFloat's one order on every target.
 using ChunkSumFloatFn = void (*)(const float* values, size_t n, ChunkSum* sums);
+/// SumChunksFloat of the best SIMD target of this CPU (src/simd/simd_target.cpp).
+ChunkSumFloatFn ChosenChunkSumFloat();
 
 /// Neumaier's compensated addition: sum + comp carries what plain addition would drop. Once the
 /// sum is not finite (an infinite value, or an overflow) the correction is left as it is: its

@@ -35,6 +35,17 @@ aclnnStatus CheckCastable(const char* api, aclDataType promoted, NamedTensor out
                 " cannot be cast to ", out.name, " dtype ", DTypeName(out.tensor->dtype));
 }
 
+aclnnStatus CheckReducedOutShape(const char* api, const aclTensor* self, const aclTensor* out, ReductionType reduction) {
+  if (reduction == ReductionType::kNone) {
+    const NamedTensor same_shape[] = {{"out", out}};
+    return CheckSameShape(api, same_shape, {"self", self});
+  }
+  const bool scalar = out->dims.rank == 0 || (out->dims.rank == 1 && out->dims.v[0] == 1);
+  if (scalar) return ACLNN_SUCCESS;
+  return Fail(ACLNN_ERR_PARAM_INVALID, api, ": out shape ", FormatDims(out->dims.span()), " must be [] or [1] for reduction ",
+              reduction == ReductionType::kMean ? "mean (1)" : "sum (2)");
+}
+
 aclnnStatus CacheAndMakeExecutor(const char* api, const PlanCacheKey& key, std::shared_ptr<const LaunchPlan> plan,
                                  uint64_t* workspace_size, aclOpExecutor** executor) {
   CachePlan(key, plan);

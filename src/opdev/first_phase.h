@@ -13,6 +13,7 @@
 #include "opdev/elementwise_plan.h"
 #include "opdev/kernel_dtype.h"
 #include "opdev/plan_cache.h"
+#include "opdev/reduction.h"
 #include "opdev/tensor_checks.h"
 #include "runtime/launch_plan.h"
 
@@ -30,6 +31,10 @@ aclDataType PromoteInputs(std::initializer_list<const aclTensor*> inputs);
 /// @p promoted can be cast to out's dtype ("<api>: promoted dtype D cannot be cast to <out> dtype
 /// E", ACLNN_ERR_PARAM_INVALID and a type error (Note [Error kinds]), where it cannot).
 aclnnStatus CheckCastable(const char* api, aclDataType promoted, NamedTensor out);
+
+/// A reducing operator's out shape: @p self's for reduction none, one element ([] or [1]) for
+/// mean and sum ("<api>: out shape S must be [] or [1] for reduction mean (1)", for one).
+aclnnStatus CheckReducedOutShape(const char* api, const aclTensor* self, const aclTensor* out, ReductionType reduction);
 
 /// The end of a first phase: caches @p plan under @p key (Note [Plan cache]) and hands out an
 /// executor on it with its workspace size (MakeExecutorFor).

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -16,14 +17,17 @@
 
 #include "common/alignment.h"
 #include "common/dtype.h"
+#include "common/error.h"
 #include "opdev/chunk_reduction.h"
 #include "opdev/elementwise_block.h"
 #include "opdev/elementwise_plan.h"
 #include "opdev/elementwise_tiling.h"
+#include "opdev/first_phase.h"
 #include "opdev/kernel_variant.h"
 #include "opdev/reduction.h"
 #include "opdev/strided_iter.h"
 #include "runtime/launch_plan.h"
+#include "runtime/tensor.h"
 
 namespace aclnn_cpu {
 
@@ -241,5 +245,50 @@ class ReducingPlan final : public LaunchPlan {
 std::optional<ElementwiseTilingResult> ComputeReducingTiling(const PlatformInfo& platform,
                                                              const ElementwiseTilingProblem& problem,
                                                              ReductionType reduction);
+
+/// The end of a reducing operator's first phase, after its checks: plans the launch of @p tensors
+/// (the operator's operand order, absent ones null; operand 0 gives the shape and the element
+/// count), tiles it (ComputeReducingTiling), takes the tile function kernel_for(kernel dtype,
+/// sums) (sums: the reduced output in the compute type), caches the plan under @p key and hands
+/// out its executor. @p reduction is what the launch does with Traits::kReduced (an operator whose
+/// output is never reduced passes none); @p scale is every tile's TileArgs::scale.
+template <ReducingTraits Traits, class KernelFor>
+aclnnStatus MakeReducingExecutor(const char* api, const PlanCacheKey& key,
+                                 const aclTensor* const (&tensors)[Traits::kOperands], aclDataType promoted,
+                                 ReductionType reduction, double scale, KernelFor kernel_for, uint64_t* workspace_size,
+                                 aclOpExecutor** executor) {
+  auto plan = std::make_shared<ReducingPlan<Traits>>();  // std::bad_alloc: the entry point's guard
+  ReducingLaunch<Traits>& launch = plan->launch;
+  const aclTensor* shape = tensors[0];
+  const aclTensor* reduced = tensors[Traits::kReduced];
+  const bool sums = reduction != ReductionType::kNone;
+  launch.reduction = reduction;
+  launch.total_elems = static_cast<uint64_t>(shape->numel);
+  launch.result = reduced->first_element();
+  launch.result_dtype = reduced->dtype;
+  launch.scale = scale;
+  if (shape->numel != 0) {
+    // mean and sum write no value per element: the reduced output is absent from the elementwise stage.
+    const aclTensor* planned[Traits::kOperands];
+    for (size_t o = 0; o < Traits::kOperands; ++o) planned[o] = sums && o == Traits::kReduced ? nullptr : tensors[o];
+    const auto operands = PlanOperands<Traits>(shape->dims, planned, promoted, launch.space, launch.operands);
+    launch.kernel_dtype = operands.kernel_dtype;
+    const ElementwiseTilingProblem problem =
+        MakeElementwiseProblem(launch.total_elems, launch.kernel_dtype, operands.Traffic());
+    const PlatformInfo platform =
+        LaunchPlatform(launch.space, launch.operands, launch.kernel_dtype, problem.ub_bytes_per_element);
+    const auto tiling = ComputeReducingTiling(platform, problem, reduction);
+    if (!tiling) return Fail(ACLNN_ERR_INNER_TILING_ERROR, api, ": tiling failed for ", shape->numel, " elements");
+    launch.tiling = tiling->data;
+    plan->run_inline_if_idle = tiling->run_inline_if_idle;
+    launch.sum_chunk_float = ChosenChunkSumFloat();
+    launch.compute = kernel_for(launch.kernel_dtype, sums);
+    plan->stages[plan->stage_count++] = LaunchStage{launch.tiling.blockDim, ElementwiseBlockWorkspaceBytes(launch)};
+    plan->has_elementwise_stage = true;
+  }
+  // mean and sum write their one element even for an empty problem (NaN and 0).
+  if (sums) plan->stages[plan->stage_count++] = LaunchStage{1, 0};
+  return CacheAndMakeExecutor(api, key, std::move(plan), workspace_size, executor);
+}
 
 }  // namespace aclnn_cpu

@@ -1,5 +1,5 @@
 // aclnnCpuSimdTargetName: the SIMD target that the run-time dispatch (HWY_DYNAMIC_DISPATCH) picks
-// on this CPU. This unit is compiled for every target of the build, as every operator's kernel
+// on this CPU, and that target's chunk sum of the deterministic reduction (ChosenChunkSumFloat). This unit is compiled for every target of the build, as every operator's kernel
 // table is (Note [One target per translation unit], src/simd/kernel_parts.h), so the dispatch
 // picks the same target here as for every kernel table: the target the kernels run.
 #undef HWY_TARGET_INCLUDE
@@ -8,12 +8,15 @@
 
 #include "aclnn/aclnn_cpu.h"
 #include "hwy/highway.h"
+#include "opdev/chunk_reduction.h"
+#include "simd/chunk_sum-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu {
 namespace HWY_NAMESPACE {
 
 const char* CompiledTargetName() { return hwy::TargetName(HWY_TARGET); }
+ChunkSumFloatFn CompiledChunkSumFloat() { return &SumChunksFloat; }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace aclnn_cpu
@@ -23,6 +26,9 @@ HWY_AFTER_NAMESPACE();
 namespace aclnn_cpu {
 
 HWY_EXPORT(CompiledTargetName);
+HWY_EXPORT(CompiledChunkSumFloat);
+
+ChunkSumFloatFn ChosenChunkSumFloat() { return HWY_DYNAMIC_DISPATCH(CompiledChunkSumFloat)(); }
 
 }  // namespace aclnn_cpu
 

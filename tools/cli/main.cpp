@@ -34,8 +34,8 @@ int main(int argc, char** argv) {
   // See Note [Exit codes]: no exception leaves main, each ends in a message and its exit code.
   try {
     CLI::App app{
-        "CANN's binary cross entropy with logits on the CPU: the loss, its gradient, the target gradient\n"
-        "and the fused loss and gradient.\n"
+        "CANN's binary cross entropy losses on the CPU: with logits (the loss, its gradient, the target\n"
+        "gradient, the fused loss and gradient) and of probabilities (the loss and its gradient).\n"
         "Threads default to $ACLNN_CPU_NUM_THREADS, else the usable cores.",
         "aclnn_bce_cli"};
     app.require_subcommand(1);

@@ -41,12 +41,14 @@ struct RunOptions {
   bool check = false;
 };
 
-/// Ranges of the random inputs: logits reaching well into both tails of the sigmoid, labels in
-/// [0, 1], gradients of either sign, and positive weights around 1.
+/// Ranges of the random inputs: logits reaching well into both tails of the sigmoid (a probability
+/// input, Domain::kUnitInterval, draws from [0, 1]), labels in [0, 1], gradients of either sign,
+/// and positive weights around 1.
 struct Range {
   double lo, hi;
 };
 constexpr Range kLogits = {-8.0, 8.0};
+constexpr Range kProbabilities = {0.0, 1.0};
 constexpr Range kTargets = {0.0, 1.0};
 constexpr Range kGradOutputs = {-1.0, 1.0};
 constexpr Range kWeights = {0.0, 2.0};
@@ -252,7 +254,8 @@ int RunOnce(const RunOptions& options) {
   AclSession session;
   std::mt19937_64 rng(options.seed);
   DeviceTensor self(dims, dtype), target(dims, dtype);
-  FillUniform(self, kLogits, rng);
+  const bool probabilities = api.Find("self")->domain == apis::Domain::kUnitInterval;
+  FillUniform(self, probabilities ? kProbabilities : kLogits, rng);
   FillUniform(target, kTargets, rng);
   // An API's outputs: a reduced one (the loss) has one element for mean and sum, every other one
   // self's shape.
@@ -340,7 +343,8 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   CLI::App* run = app.add_subcommand("run", "Run the operator once on random data and print times and a checksum");
   run->add_option("--op", options->op,
                   "Operator, from the library's API list: backward (the gradient), target-backward (the gradient "
-                  "with respect to the target), forward (the loss) or fused (the loss and the gradient in one pass)")
+                  "with respect to the target), forward (the loss), fused (the loss and the gradient in one "
+                  "pass), bce (the loss of probabilities, aclnnBinaryCrossEntropy) or bce-backward (its gradient)")
       ->check(CLI::IsMember(OpChoices()))
       ->capture_default_str();
   run->add_option("--shape", options->shape, "Shape of self: 4096x1024 or 4096,1024 ('', 'scalar' or () for 0 dims)")

@@ -12,9 +12,9 @@
 #include "opdev/elementwise_plan.h"
 #include "opdev/first_phase.h"
 #include "opdev/plan_cache.h"
+#include "opdev/reducing_launch.h"
 #include "opdev/tensor_checks.h"
 #include "platform/platform_info.h"
-#include "ops/sigmoid_cross_entropy_with_logits_v2/op_host/sigmoid_cross_entropy_with_logits_v2_tiling.h"
 #include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 #include "runtime/executor.h"
 #include "runtime/tensor.h"
@@ -30,68 +30,11 @@ constexpr const char* kFusedSecondPhase = "aclnnBinaryCrossEntropyWithLogitsFuse
 constexpr PlanTag kForwardPlans{kFirstPhase};
 constexpr PlanTag kFusedPlans{kFusedFirstPhase};
 
-/// out's shape: self's for none, one element ([] or [1]) for mean and sum.
-aclnnStatus CheckOutShape(const char* phase, const aclTensor* self, const aclTensor* out,
-                          ReductionType reduction) {
-  if (reduction == ReductionType::kNone) {
-    const NamedTensor same_shape[] = {{"out", out}};
-    return CheckSameShape(phase, same_shape, {"self", self});
-  }
-  const bool scalar = out->dims.rank == 0 || (out->dims.rank == 1 && out->dims.v[0] == 1);
-  if (!scalar) {
-    return Fail(ACLNN_ERR_PARAM_INVALID, phase, ": out shape ", FormatDims(out->dims.span()),
-                " must be [] or [1] for reduction ", reduction == ReductionType::kMean ? "mean (1)" : "sum (2)");
-  }
-  return ACLNN_SUCCESS;
-}
-
 // Note [Loss aliasing]
 // reduction none writes out element by element as the backward does, so it keeps the backward's
 // rule (Note [Aliasing]): out must not share memory with itself and may share memory with an
 // input only as the very same view. mean and sum write out's one element in the combine stage,
 // after every block of the elementwise stage has read all of its inputs: any overlap is safe.
-
-/// Builds the plan of a checked call; @p tensors in OperandIndex order, absent ones null (dout
-/// and gradient for the forward).
-aclnnStatus BuildLaunch(const char* phase, const aclTensor* const (&tensors)[kOperandCount], aclDataType promoted,
-                        ReductionType reduction, LossPlan& plan) {
-  LossLaunch& launch = plan.launch;
-  const aclTensor* self = tensors[kPredict];
-  const aclTensor* out = tensors[kLoss];
-  const bool with_gradient = tensors[kGradient] != nullptr;
-  launch.reduction = reduction;
-  launch.total_elems = static_cast<uint64_t>(self->numel);
-  launch.result = out->first_element();
-  launch.result_dtype = out->dtype;
-  const bool sums = reduction != ReductionType::kNone;
-  plan.stage_count = 0;
-  if (self->numel != 0) {
-    // mean and sum write no loss per element: the loss is absent from the elementwise stage.
-    const aclTensor* planned[kOperandCount];
-    for (size_t o = 0; o < kOperandCount; ++o) planned[o] = tensors[o];
-    if (sums) planned[kLoss] = nullptr;
-    const auto operands = PlanOperands<LossTraits>(self->dims, planned, promoted, launch.space, launch.operands);
-    launch.kernel_dtype = operands.kernel_dtype;
-    const PlatformInfo platform = LaunchPlatform(
-        launch.space, launch.operands, launch.kernel_dtype,
-        MakeElementwiseProblem(launch.total_elems, launch.kernel_dtype, operands.Traffic()).ub_bytes_per_element);
-    const auto tiling =
-        ComputeLossTiling(platform, launch.total_elems, launch.kernel_dtype, reduction, operands.Traffic());
-    if (!tiling) return Fail(ACLNN_ERR_INNER_TILING_ERROR, phase, ": tiling failed for ", self->numel, " elements");
-    launch.tiling = tiling->data;
-    plan.run_inline_if_idle = tiling->run_inline_if_idle;
-    // The backward's scale (its tiling's globalScale / globalScaleDouble).
-    launch.scale = reduction == ReductionType::kMean ? 1.0 / static_cast<double>(launch.total_elems) : 1.0;
-    launch.sum_chunk_float = ChosenLossKernelTable().sum_chunk_float;
-    launch.compute = ChosenLossKernelTable().fn[MakeLossKernelKey(
-        launch.kernel_dtype, tensors[kWeight] != nullptr, tensors[kPosWeight] != nullptr, sums, with_gradient)];
-    plan.stages[plan.stage_count++] = LaunchStage{launch.tiling.blockDim, ElementwiseBlockWorkspaceBytes(launch)};
-    plan.has_elementwise_stage = true;
-  }
-  // mean and sum write their one element even for an empty self (NaN and 0).
-  if (sums) plan.stages[plan.stage_count++] = LaunchStage{1, 0};
-  return ACLNN_SUCCESS;
-}
 
 }  // namespace
 }  // namespace aclnn_cpu::bce_loss
@@ -101,13 +44,21 @@ using namespace aclnn_cpu::bce_loss;
 
 namespace {
 
-/// Builds the plan of a checked call, caches it under @p key and hands out its executor.
+/// The plan of a checked call over @p tensors (OperandIndex order, absent ones null: dout and the
+/// gradient for the forward), cached under @p key, and its executor: the shared reducing launch;
+/// its scale is the fused call's gradient scale (1/N for mean, else 1; the backward's globalScale).
 aclnnStatus MakeExecutor(const char* phase, const PlanCacheKey& key, const aclTensor* const (&tensors)[kOperandCount],
                          aclDataType promoted, ReductionType reduction, uint64_t* workspaceSize,
                          aclOpExecutor** executor) {
-  auto plan = std::make_shared<LossPlan>();  // std::bad_alloc: see the guard of the entry point
-  if (aclnnStatus s = BuildLaunch(phase, tensors, promoted, reduction, *plan)) return s;
-  return CacheAndMakeExecutor(phase, key, std::move(plan), workspaceSize, executor);
+  const int64_t n = tensors[kPredict]->numel;
+  const double scale = reduction == ReductionType::kMean && n != 0 ? 1.0 / static_cast<double>(n) : 1.0;
+  const auto kernel_for = [&](KernelDType dtype, bool sums) {
+    return ChosenLossKernelTable().fn[MakeLossKernelKey(dtype, tensors[kWeight] != nullptr,
+                                                        tensors[kPosWeight] != nullptr, sums,
+                                                        tensors[kGradient] != nullptr)];
+  };
+  return MakeReducingExecutor<LossTraits>(phase, key, tensors, promoted, reduction, scale, kernel_for, workspaceSize,
+                                          executor);
 }
 
 aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, const aclTensor* weightOptional,
@@ -137,7 +88,7 @@ aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, con
   if (aclnnStatus s = CheckSameShape(kFirstPhase, target_named, self_named)) return s;
   const NamedTensor broadcast[] = {{"weightOptional", weightOptional}, {"posWeightOptional", posWeightOptional}};
   if (aclnnStatus s = CheckBroadcastsTo(kFirstPhase, broadcast, self_named)) return s;
-  if (aclnnStatus s = CheckOutShape(kFirstPhase, self, out, reduction_type)) return s;
+  if (aclnnStatus s = CheckReducedOutShape(kFirstPhase, self, out, reduction_type)) return s;
   if (self->numel != 0) {  // an empty self reads nothing: the memory rules are waived for it
     if (aclnnStatus s = CheckAlignment(kFirstPhase, all)) return s;
     if (reduction_type == ReductionType::kNone) {
@@ -198,7 +149,7 @@ aclnnStatus FusedGetWorkspaceSize(const aclTensor* self, const aclTensor* target
                 FormatDims(gradOutputOptional->dims.span()),
                 " must hold exactly one element (a 0-dim tensor; null means 1)");
   }
-  if (aclnnStatus s = CheckOutShape(phase, self, out, reduction_type)) return s;
+  if (aclnnStatus s = CheckReducedOutShape(phase, self, out, reduction_type)) return s;
   if (self->numel != 0) {  // Note [Fused aliasing]
     if (aclnnStatus s = CheckAlignment(phase, all)) return s;
     const NamedTensor inputs[] = {{"self", self},
