@@ -46,7 +46,7 @@ def _reference(x, y, w, reduction):
     xd = x.detach().double().requires_grad_()
     yd = y.detach().double().requires_grad_()
     wd = None if w is None else w.double()
-    loss = F.binary_cross_entropy(xd, yd, wd, reduction=reduction)
+    loss = TORCH_BCE(xd, yd, wd, reduction=reduction)  # PyTorch's, also while routing is enabled
     gx, gy = torch.autograd.grad(loss.sum(), (xd, yd))
     return loss.detach(), gx, gy
 
@@ -232,7 +232,10 @@ def test_enable_leaves_other_calls_to_torch(monkeypatch):
     assert calls.count["binary_cross_entropy"] == 1
 
 
-def test_disable_after_another_wrapper_keeps_the_chain_working():
+def test_disable_after_another_wrapper_keeps_the_chain_working(monkeypatch):
+    """As for the loss with logits (Note [Routing and other wrappers]): the wrapper stays after
+    disable() and calls pass through to PyTorch; enable() again routes through the chain."""
+    calls = _Calls(monkeypatch)
     at.enable()
     routed = F.binary_cross_entropy
 
@@ -243,12 +246,19 @@ def test_disable_after_another_wrapper_keeps_the_chain_working():
     try:
         at.disable()
         assert F.binary_cross_entropy is wrapper and not at.is_enabled()
+        assert F.binary_cross_entropy_with_logits is TORCH_BCE_WITH_LOGITS
         x, y, _ = _case((2, 3), torch.float32, 14)
         torch.testing.assert_close(F.binary_cross_entropy(x, y), TORCH_BCE(x, y))
         assert F.binary_cross_entropy(x.to("meta"), y.to("meta")).device.type == "meta"
+        assert sum(calls.count.values()) == 0
+        at.enable()
+        assert F.binary_cross_entropy is wrapper
+        torch.testing.assert_close(F.binary_cross_entropy(x, y), TORCH_BCE(x, y))
+        assert calls.count["binary_cross_entropy"] == 1
     finally:
-        F.binary_cross_entropy = TORCH_BCE
+        F.binary_cross_entropy = routed  # the other library unwraps
     at.disable()
+    assert F.binary_cross_entropy is TORCH_BCE
 
 
 @pytest.fixture
@@ -266,14 +276,14 @@ def test_compiled_training_step_runs_our_operators(backward_tracing, monkeypatch
     runs the custom operators, no graph break, and matches the eager step of PyTorch's loss."""
     calls = _Calls(monkeypatch)
     torch._dynamo.utils.counters.clear()
-    w = torch.tensor([0.5, 1.5, 2.0, 1.0], dtype=torch.float64)
+    loss_fn = torch.nn.BCELoss(weight=torch.tensor([0.5, 1.5, 2.0, 1.0], dtype=torch.float64))
 
     def model():
         torch.manual_seed(0)
         return torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Sigmoid()).to(torch.float64)
 
     def step(m, x, y):
-        loss = torch.nn.BCELoss(weight=w)(m(x), y)
+        loss = loss_fn(m(x), y)
         loss.backward()
         return loss.detach()
 

@@ -374,8 +374,12 @@ def refuse_bce_weight_gradient(weight: Optional[torch.Tensor]) -> None:
 
 def bce_target_gradient(grad: torch.Tensor, input: torch.Tensor, weight: Optional[torch.Tensor],
                         reduction: int) -> torch.Tensor:
-    """gy of Note [Probabilities: gradients], in torch ops (differentiable again)."""
-    return _scale(grad, input, weight, reduction) * torch.logit(input).neg()
+    """gy of Note [Probabilities: gradients], in torch ops (differentiable again), computed in
+    float32 at least (float16 and bfloat16 inputs: one rounding to the caller's dtype, by _to, not
+    one per op)."""
+    compute = torch.promote_types(input.dtype, torch.float32)
+    x = input.to(compute)
+    return _scale(grad.to(compute), x, None if weight is None else weight.to(compute), reduction) * torch.logit(x).neg()
 
 
 def _setup_bce(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
