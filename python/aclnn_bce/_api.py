@@ -599,7 +599,7 @@ def binary_cross_entropy_with_logits_fused(
 #   result cannot tell: an in-place out= overwrites input);
 # - input, 'mean' and 'sum' into a new result: no pass while the loss is not NaN (an input outside
 #   [0, 1] makes it NaN); a NaN loss is followed by one pass over input to tell that from a NaN
-#   weight or target. That pass reads the caller's input after the call: nothing aliases it,
+#   weight (or the NaN mean of an empty input). That pass reads the caller's input after the call: nothing aliases it,
 #   since the result is new.
 # Where target is out of range the input is checked first all the same, so the message is
 # PyTorch's for an input and a target both out of range. Only arrays the library reads as they
@@ -616,7 +616,7 @@ def _checkable(x: Any) -> bool:
     [Probabilities are checked here]): a numpy array of a float dtype, a dense CPU torch tensor of
     one with memory of its own."""
     if isinstance(x, np.ndarray):
-        return x.dtype.kind == "f" and x.dtype.isnative or (_NP_BF16 is not None and x.dtype == _NP_BF16)
+        return (x.dtype.kind == "f" and x.dtype.isnative and x.dtype.itemsize <= 8) or x.dtype == _NP_BF16
     torch = _torch_module()
     if torch is None or not isinstance(x, torch.Tensor):
         return False
@@ -647,8 +647,11 @@ def _same_shape(input: Any, target: Any) -> bool:
 def _check_probabilities(input: Any, target: Any, check_input: bool) -> None:
     """PyTorch's RuntimeError for an input (when ``check_input``) or a target outside [0, 1]
     (Note [Probabilities are checked here])."""
-    if not _same_shape(input, target):
-        return  # the call refuses the shapes first, as PyTorch does
+    if not _checkable(input) or not _same_shape(input, target):
+        return  # the call refuses the shapes (as PyTorch does) or the input first
+    if not isinstance(target, (float, int, np.floating, np.integer)) and \
+            isinstance(target, np.ndarray) != isinstance(input, np.ndarray):
+        return  # numpy with torch: the call refuses the mix first
     target_ok = _in_unit_interval(target)
     if (check_input or not target_ok) and not _in_unit_interval(input):
         raise RuntimeError("all elements of input should be between 0 and 1")

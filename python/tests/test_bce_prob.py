@@ -477,3 +477,14 @@ def test_plain_tensors_take_the_extension_path_with_any_reduction_form(monkeypat
             for r in (red, value):
                 np.testing.assert_array_equal(BCE(x, y, w, r).numpy(), expected[0])
                 np.testing.assert_array_equal(BCE_BWD(g, x, y, w, r).numpy(), expected[1])
+
+
+def test_the_form_of_a_call_is_refused_before_the_range():
+    """A call the library or this layer refuses for its form raises that refusal, whatever the
+    values: an input that is not an array, a mix of numpy and torch, an integer target."""
+    with pytest.raises(TypeError, match="input"):
+        BCE(2.0, np.array(0.5))
+    with pytest.raises(TypeError, match="target"):
+        BCE(torch.full((3,), 0.5), np.full(3, 2.0))
+    with pytest.raises(TypeError, match="dtype"):
+        BCE(np.full(3, 0.5, np.float32), np.full(3, 2, np.int32))
