@@ -1,20 +1,27 @@
 # Note [One op list]
 # An operator is its folder under src/ops/ and one line in src/ops/CMakeLists.txt:
 #
-#   aclnn_add_op(<folder> [KERNEL_PARTS <count>])
+#   aclnn_add_op(<folder> [KERNEL <namespace> KERNEL_PARTS <count>])
 #
-# adds the folder's op_api, op_host and op_kernel sources to the library (aclnn_bce_objects),
-# each *_kernel_part.cpp of op_kernel once per SIMD target and part (aclnn_add_kernel_parts,
-# cmake/kernel_parts.cmake; KERNEL_PARTS is the part count, required when there is such a file),
-# and its tests/ folder to the build when tests are built (the top level adds them after the
-# shared test support: ACLNN_OP_TEST_DIRS). It also records the folder's API declaration,
-# op_api/aclnn_apis.def: one ACLNN_API_ENTRY per ACLNN API the folder implements, with the first
-# phase's operands in order (the file says the form). aclnn_write_api_list(), after the list,
-# writes the one API list, <build>/generated/aclnn_api_list.def, which includes every folder's
-# declaration in list order; the target aclnn_api_list puts it (and include/) on a consumer's
-# include path. src/client/api_table.h reads it into a table of the APIs (names, operands, a
-# call through each), from which the Python extension's enums, the CLI's --op, the benchmark and
-# the fuzzer take the operators.
+# adds the folder's op_api, op_host and op_kernel sources to the library (aclnn_bce_objects) and
+# its tests/ folder to the build when tests are built (the top level adds them after the shared
+# test support: ACLNN_OP_TEST_DIRS). KERNEL names the namespace of the folder's kernel table:
+# op_kernel/<folder>.h declares KernelTable (a VariantTable) and ChosenKernelTable(), and
+# op_kernel/<folder>-inl.h defines the part filler FillKernelPart<kPart>(KernelTable&). The
+# function then writes the two files every kernel table is made of, the same for every operator:
+# the part file, compiled once per SIMD target and part (aclnn_add_kernel_parts,
+# cmake/kernel_parts.cmake; KERNEL_PARTS is the part count, Note [One target per translation
+# unit], src/simd/kernel_parts.h), and the dispatch file (ChosenKernelTable through
+# HWY_DYNAMIC_DISPATCH), into <build>/generated/ops/<folder>/.
+#
+# It also records the folder's API declaration, op_api/aclnn_apis.def: one ACLNN_API_ENTRY per
+# ACLNN API the folder implements, with the first phase's operands in order (the file says the
+# form). aclnn_write_api_list(), after the list, writes the one API list,
+# <build>/generated/aclnn_api_list.def, which includes every folder's declaration in list order;
+# the target aclnn_api_list puts it (and include/) on a consumer's include path.
+# src/client/api_table.h reads it into a table of the APIs (names, operands, a call through
+# each), from which the Python extension's enums, the CLI's --op, the benchmark and the fuzzer
+# take the operators.
 #
 # Without the library target (the Python package over a prebuilt library), aclnn_add_op only
 # records the declaration.
@@ -26,7 +33,7 @@ set_property(GLOBAL PROPERTY ACLNN_OP_TEST_DIRS "")
 set_property(GLOBAL PROPERTY ACLNN_OP_KERNEL_TABLE_SOURCES "")
 
 function(aclnn_add_op folder)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "KERNEL_PARTS" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "KERNEL;KERNEL_PARTS" "")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "aclnn_add_op(${folder}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -40,20 +47,51 @@ function(aclnn_add_op folder)
     return()
   endif()
   file(GLOB sources CONFIGURE_DEPENDS "${dir}/op_api/*.cpp" "${dir}/op_host/*.cpp" "${dir}/op_kernel/*.cpp")
-  file(GLOB part_files CONFIGURE_DEPENDS "${dir}/op_kernel/*_kernel_part.cpp")
-  file(GLOB table_files CONFIGURE_DEPENDS "${dir}/op_kernel/*_kernel.cpp")
-  if(part_files)
-    list(REMOVE_ITEM sources ${part_files})
-    if(NOT arg_KERNEL_PARTS)
-      message(FATAL_ERROR "aclnn_add_op(${folder}): op_kernel has a kernel part file; say its part count, "
-                          "KERNEL_PARTS <count> (Note [One target per translation unit], src/simd/kernel_parts.h)")
-    endif()
-  endif()
   target_sources(aclnn_bce_objects PRIVATE ${sources})
-  foreach(part_file IN LISTS part_files)
-    aclnn_add_kernel_parts(aclnn_bce_objects "${part_file}" PARTS ${arg_KERNEL_PARTS})
-  endforeach()
-  set_property(GLOBAL APPEND PROPERTY ACLNN_OP_KERNEL_TABLE_SOURCES ${table_files})
+  if(arg_KERNEL)
+    if(NOT arg_KERNEL_PARTS)
+      message(FATAL_ERROR "aclnn_add_op(${folder}): KERNEL needs KERNEL_PARTS <count> (Note [One target per "
+                          "translation unit], src/simd/kernel_parts.h)")
+    endif()
+    foreach(file IN ITEMS "op_kernel/${folder}.h" "op_kernel/${folder}-inl.h")
+      if(NOT EXISTS "${dir}/${file}")
+        message(FATAL_ERROR "aclnn_add_op(${folder}): KERNEL needs ${dir}/${file}")
+      endif()
+    endforeach()
+    set(generated "${PROJECT_BINARY_DIR}/generated/ops/${folder}")
+    file(CONFIGURE OUTPUT "${generated}/${folder}_kernel_part.cpp" CONTENT
+"// Generated by aclnn_add_op (cmake/aclnn_op.cmake): one part of ${folder}'s kernel table for one SIMD
+// target, compiled once per (target, part) by aclnn_add_kernel_parts (Note [One target per
+// translation unit], src/simd/kernel_parts.h).
+#include \"simd/one_target.h\"
+
+#if ACLNN_KERNEL_TARGET_ENABLED
+#include \"ops/${folder}/op_kernel/${folder}-inl.h\"
+ACLNN_KERNEL_PART_INSTANCE(${arg_KERNEL}, FillKernelPart, KernelTable)
+#endif  // ACLNN_KERNEL_TARGET_ENABLED
+")
+    set(dispatch "${generated}/${folder}_kernel.cpp")
+    file(CONFIGURE OUTPUT "${dispatch}" CONTENT
+"// Generated by aclnn_add_op (cmake/aclnn_op.cmake): ${folder}'s kernel table of each SIMD target,
+// from the parts compiled apart, and the run-time dispatch to the best (ChosenKernelTable).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE \"${dispatch}\"
+#include \"hwy/foreach_target.h\"  // IWYU pragma: keep
+
+#include \"hwy/highway.h\"
+#include \"ops/${folder}/op_kernel/${folder}.h\"
+#include \"simd/kernel_table-inl.h\"
+
+ACLNN_KERNEL_TABLE_OF_TARGET(${arg_KERNEL}, KernelTable, FillKernelPart, GetKernelTable);
+
+#if HWY_ONCE
+ACLNN_KERNEL_TABLE_DISPATCH(${arg_KERNEL}, KernelTable, GetKernelTable, ChosenKernelTable)
+#endif  // HWY_ONCE
+")
+    target_sources(aclnn_bce_objects PRIVATE "${dispatch}")
+    aclnn_add_kernel_parts(aclnn_bce_objects "${generated}/${folder}_kernel_part.cpp" PARTS ${arg_KERNEL_PARTS})
+    set_property(GLOBAL APPEND PROPERTY ACLNN_OP_KERNEL_TABLE_SOURCES "${dispatch}")
+  endif()
   if(EXISTS "${dir}/tests/CMakeLists.txt")
     set_property(GLOBAL APPEND PROPERTY ACLNN_OP_TEST_DIRS "${dir}/tests")
   endif()

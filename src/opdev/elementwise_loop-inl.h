@@ -21,6 +21,7 @@
 #include "hwy/highway.h"
 #include "opdev/kernel_variant.h"
 #include "simd/convert-inl.h"
+#include "simd/kernel_table-inl.h"
 #include "simd/staged-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -49,6 +50,10 @@ HWY_INLINE void LoadUniformChunk(D d, const T* p, V* v) {
   ChunkIo::Load(d, filled, v);
 }
 
+/// The compute type's tag of storage type T: float lanes, double lanes for double storage.
+template <class T>
+using ComputeTag = hn::ScalableTag<std::conditional_t<std::is_same_v<T, double>, double, float>>;
+
 /// ElementwiseTile<Op>::Run computes a tile of `count` elements (any count >= 0) of an operator
 /// given by Op, its vector functors with the values every chunk shares as members:
 ///   using T: the storage type; using D: the compute type's ScalableTag (float, double for T = double)
@@ -57,8 +62,8 @@ HWY_INLINE void LoadUniformChunk(D d, const T* p, V* v) {
 ///   static constexpr bool Reads(size_t j): input j is loaded (otherwise its vectors are zero and
 ///     its pointer may be null); input 0 is x, the one the staged passes take
 ///   static constexpr bool ComputeOutput(size_t j): output j is written in the compute type
-///     (StoreCompute; never streamed), otherwise in T
-///   static constexpr StagedForm kStaged
+///     (StoreCompute; never streamed), otherwise in T (optional: none is)
+///   static constexpr StagedForm kStaged (optional: kNone)
 ///   template <size_t K> void Vectors(D, const V (&in)[kInputs][K], V (&out)[kOutputs][K]) const:
 ///     K independent vectors (Note [Interleaved vectors]), K a multiple of the chunk's vectors
 ///   template <size_t K> void Staged(D, const V (&in)[kInputs][K], const V* e, const V* tail,
@@ -70,6 +75,14 @@ HWY_INLINE void LoadUniformChunk(D d, const T* p, V* v) {
 /// is loaded before it is stored, which is all the in-place call needs.
 template <class Op>
 struct ElementwiseTile {
+  static constexpr StagedForm kStaged = [] {
+    if constexpr (requires { Op::kStaged; }) return Op::kStaged;
+    return StagedForm::kNone;
+  }();
+  static constexpr bool ComputeOutput(size_t j) {
+    if constexpr (requires { Op::ComputeOutput(size_t{}); }) return Op::ComputeOutput(j);
+    return false;
+  }
   using T = typename Op::T;
   using D = typename Op::D;
   using C = hn::TFromD<D>;
@@ -83,7 +96,7 @@ struct ElementwiseTile {
   /// A staged block's buffer lanes; a struct constant, since GCC 12 fails on arrays sized by the
   /// enclosing function's constants inside its generic lambdas.
   static constexpr size_t kBlockLanes = kStagedBlockLanes<T, D>;
-  static constexpr bool kLog1p = Op::kStaged == StagedForm::kExpLog1p;
+  static constexpr bool kLog1p = kStaged == StagedForm::kExpLog1p;
 
   /// Input vectors of CHUNKS chunks from element i (input 0 only WITH_X).
   template <size_t CHUNKS, bool WITH_X>
@@ -106,7 +119,7 @@ struct ElementwiseTile {
     ForEachIndex<kOut>([&](auto j_tag) HWY_ATTR {
       constexpr size_t j = decltype(j_tag)::value;
       for (size_t c = 0; c < CHUNKS; ++c) {
-        if constexpr (Op::ComputeOutput(j)) {
+        if constexpr (ComputeOutput(j)) {
           ChunkIo::StoreCompute(d, v[j] + c * kVectors, static_cast<C*>(out[j]) + i + c * chunk);
         } else {
           ChunkIo::template Store<STREAM>(d, v[j] + c * kVectors, static_cast<T*>(out[j]) + i + c * chunk);
@@ -169,7 +182,7 @@ struct ElementwiseTile {
     const size_t chunk = hn::Lanes(d) * kVectors;
     const size_t group_elements = kGroupChunks * chunk;
     size_t k = 0;
-    if constexpr (Op::kStaged != StagedForm::kNone) {
+    if constexpr (kStaged != StagedForm::kNone) {
       // Whole blocks, then one of fewer groups: each with its group count known at compile time,
       // so the passes unroll (with a run-time count the last pass stayed rolled, and the shared
       // loop was up to 20% slower than the operators' own loops had been).
@@ -210,7 +223,7 @@ struct ElementwiseTile {
     const size_t chunk = hn::Lanes(d) * kVectors;
     bool aligned = true;
     for (size_t j = 0; j < kOut; ++j) {
-      aligned &= Op::ComputeOutput(j) || reinterpret_cast<uintptr_t>(out[j]) % (chunk * sizeof(T)) == 0;
+      aligned &= ComputeOutput(j) || reinterpret_cast<uintptr_t>(out[j]) % (chunk * sizeof(T)) == 0;
     }
     const size_t i = ChunkIo::kCanStreamChunk && stream && aligned ? WholeChunks<true>(op, d, in, out, count)
                                                                     : WholeChunks<false>(op, d, in, out, count);
@@ -231,11 +244,49 @@ struct ElementwiseTile {
     for (size_t j = 0; j < kOut; ++j) padded_out[j] = out_buf[j];
     Group<1, false>(op, d, padded_in, padded_out, 0, chunk);
     for (size_t j = 0; j < kOut; ++j) {
-      const size_t size = Op::ComputeOutput(j) ? sizeof(C) : sizeof(T);
+      const size_t size = ComputeOutput(j) ? sizeof(C) : sizeof(T);
       std::memcpy(static_cast<unsigned char*>(out[j]) + i * size, out_buf[j], rest * size);
     }
   }
 };
+
+/// An Op for ElementwiseTile from an operator's math alone, for an operator whose math does not
+/// depend on the storage type: Math gives kInputOperands, kOutputOperands, Reads(j), optionally
+/// ComputeOutput(j) and kStaged, a constructor from the tile's TileArgs where it takes anything
+/// from them, and
+///   template <size_t K, class D, class V> void Vectors(D, const V (&in)[kInputs][K],
+///                                                      V (&out)[kOutputs][K]) const
+/// (and Staged likewise); this adds the storage type, the compute type and the operand counts.
+template <class Storage, class Math>
+struct ElementwiseOp : Math {
+  using T = Storage;
+  using D = ComputeTag<T>;
+  using V = hn::Vec<D>;
+  static constexpr size_t kInputs = std::size(Math::kInputOperands);
+  static constexpr size_t kOutputs = std::size(Math::kOutputOperands);
+  using Math::Math;
+};
+
+/// A tile function (TileFn) of an operator given by its Op alone: the shared loop over Op(args),
+/// or over Op{} where Op takes nothing from the tile's arguments.
+template <class Op>
+void RunElementwiseTile(const TileArgs& args, size_t count) {
+  if constexpr (std::is_constructible_v<Op, const TileArgs&>) {
+    ElementwiseTile<Op>::Run(Op(args), args, count);
+  } else {
+    ElementwiseTile<Op>::Run(Op{}, args, count);
+  }
+}
+
+/// An operator's FillKernelPart where each variant is its math's template arguments: fills @p
+/// table's variants of kernel part kPart's element type T with the shared loop over
+/// ElementwiseOp<T, MATH<F...>> for every combination F... of the table's feature bits, in the
+/// key's order (FillVariantsOfPart).
+template <size_t kPart, template <bool...> class MATH, class Table>
+bool FillElementwiseVariants(Table& table) {
+  return FillVariantsOfPart<kPart>(
+      table, []<class T, bool... F>() { return &RunElementwiseTile<ElementwiseOp<T, MATH<F...>>>; });
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace aclnn_cpu

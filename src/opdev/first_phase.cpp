@@ -35,15 +35,32 @@ aclnnStatus CheckCastable(const char* api, aclDataType promoted, NamedTensor out
                 " cannot be cast to ", out.name, " dtype ", DTypeName(out.tensor->dtype));
 }
 
-aclnnStatus CheckReducedOutShape(const char* api, const aclTensor* self, const aclTensor* out, ReductionType reduction) {
+aclnnStatus CheckDTypesReductionDims(const char* api, std::span<const NamedTensor> all, NamedTensor out,
+                                     NamedTensor like, int64_t reduction, ReductionType& reduction_type) {
+  if (aclnnStatus s = CheckFloatDTypes(api, all)) return s;
+  if (aclnnStatus s = CheckSameDType(api, out, like)) return s;
+  if (aclnnStatus s = CheckAclnnReduction(api, reduction, reduction_type)) return s;
+  return CheckDims(api, all);
+}
+
+aclnnStatus CheckOperandsOfSelf(const char* api, std::span<const NamedTensor> all, NamedTensor self, NamedTensor out,
+                                int64_t reduction, std::span<const NamedTensor> same_shape,
+                                std::span<const NamedTensor> broadcast, ReductionType& reduction_type) {
+  if (aclnnStatus s = CheckDTypesReductionDims(api, all, out, self, reduction, reduction_type)) return s;
+  if (aclnnStatus s = CheckSameShape(api, same_shape, self)) return s;
+  return CheckBroadcastsTo(api, broadcast, self);
+}
+
+aclnnStatus CheckReducedOutShape(const char* api, const aclTensor* self, const aclTensor* out,
+                                 ReductionType reduction) {
   if (reduction == ReductionType::kNone) {
     const NamedTensor same_shape[] = {{"out", out}};
     return CheckSameShape(api, same_shape, {"self", self});
   }
   const bool scalar = out->dims.rank == 0 || (out->dims.rank == 1 && out->dims.v[0] == 1);
   if (scalar) return ACLNN_SUCCESS;
-  return Fail(ACLNN_ERR_PARAM_INVALID, api, ": out shape ", FormatDims(out->dims.span()), " must be [] or [1] for reduction ",
-              reduction == ReductionType::kMean ? "mean (1)" : "sum (2)");
+  return Fail(ACLNN_ERR_PARAM_INVALID, api, ": out shape ", FormatDims(out->dims.span()),
+              " must be [] or [1] for reduction ", reduction == ReductionType::kMean ? "mean (1)" : "sum (2)");
 }
 
 aclnnStatus CacheAndMakeExecutor(const char* api, const PlanCacheKey& key, std::shared_ptr<const LaunchPlan> plan,

@@ -42,6 +42,17 @@ concept ReducingTraits = ElementwiseTraits<Traits> && requires {
   { Traits::kReduced } -> std::convertible_to<size_t>;
 };
 
+/// The traits of an operator with one output, operand OUT of N, that mean and sum reduce (an
+/// operator that never reduces launches with reduction none), and no input read once: a broadcast
+/// scalar is read from the tile buffer the block driver fills.
+template <size_t N, size_t OUT>
+struct OneOutputTraits {
+  static constexpr size_t kOperands = N;
+  static constexpr bool IsOutput(size_t o) { return o == OUT; }
+  static constexpr bool ReadsConstantOnce(size_t) { return false; }
+  static constexpr size_t kReduced = OUT;
+};
+
 /// Everything the blocks of a launch need.
 template <ReducingTraits Traits>
 struct ReducingLaunch {

@@ -17,10 +17,11 @@ namespace aclnn_cpu {
 // A kernel's code for every SIMD target in one translation unit (hwy/foreach_target.h) took
 // 9-11 minutes to compile on two cores, and 4-9 GB and over 19 minutes under the sanitizers. So
 // each operator's kernel table is compiled in parts: cmake/kernel_parts.cmake compiles the
-// operator's "part" file once per (SIMD target, part), with ACLNN_KERNEL_TARGET and
-// ACLNN_KERNEL_PART defined; src/simd/one_target.h makes that unit compile the one target only.
-// The part file defines the operator's FillKernelPart<kPart> (a function template in the target's
-// namespace) and instantiates it for its part alone. The operator's dispatch file compiles every
+// operator's "part" file (which aclnn_add_op writes, cmake/aclnn_op.cmake) once per (SIMD target,
+// part), with ACLNN_KERNEL_TARGET and ACLNN_KERNEL_PART defined; src/simd/one_target.h makes that
+// unit compile the one target only. The operator's -inl.h defines its FillKernelPart<kPart> (a
+// function template in the target's namespace), which the part file instantiates for its part
+// alone. The operator's dispatch file (aclnn_add_op writes it too) compiles every
 // target through foreach_target.h as before, but with only a declaration of FillKernelPart: its
 // per-target table calls the parts, which the linker finds in the part files. A target the
 // dispatch file compiles and no part file defines is a link error, not a silent gap. The parts

@@ -104,6 +104,17 @@ inline double MeanTargetGradient() {
   return (-Softplus(kX) + kPosWeight * Softplus(-kX)) * kGrad * kWeight / kNumel;
 }
 
+/// The loss of probabilities (aclnnBinaryCrossEntropy) at self kProbability, target kY, weight
+/// kWeight: -w * (y log(x) + (1 - y) log(1 - x)), the same for every element, so its mean.
+inline constexpr double kProbability = 0.25;
+inline double MeanProbabilityLoss() {
+  return -kWeight * (kY * std::log(kProbability) + (1 - kY) * std::log1p(-kProbability));
+}
+/// Its gradient with reduction mean: g * (x - y) / ((1 - x) x) * w / N.
+inline double MeanProbabilityGradient() {
+  return kGrad * (kProbability - kY) / ((1 - kProbability) * kProbability) * kWeight / kNumel;
+}
+
 /// Waits for the fragment's launches.
 inline void Synchronize(aclrtStream stream) {
   if (aclrtSynchronizeStream(stream) != ACL_SUCCESS) Fail("aclrtSynchronizeStream");

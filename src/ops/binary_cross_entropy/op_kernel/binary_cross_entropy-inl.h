@@ -1,29 +1,18 @@
-// Per-SIMD-target code of the BinaryCrossEntropy kernel, compiled once per instruction set and
-// part (Note [One target per translation unit]) and, for the tests, through hwy/foreach_target.h.
-
-// Per-target include guard (the Highway idiom).
-#if defined(ACLNN_BCE_PROB_KERNEL_INL_H_) == defined(HWY_TARGET_TOGGLE)
-#ifdef ACLNN_BCE_PROB_KERNEL_INL_H_
-#undef ACLNN_BCE_PROB_KERNEL_INL_H_
-#else
-#define ACLNN_BCE_PROB_KERNEL_INL_H_
-#endif
+// Per-SIMD-target code of the BinaryCrossEntropy kernel: its vector math for the shared loop.
+// Compiled once per instruction set and part, in the part file aclnn_add_op writes (Note [One
+// target per translation unit]), which includes it once.
+#pragma once
 
 #include <limits>
-#include <type_traits>
 
 #include "hwy/contrib/math/math-inl.h"
 #include "hwy/highway.h"
 #include "opdev/elementwise_loop-inl.h"
 #include "ops/binary_cross_entropy/op_kernel/binary_cross_entropy.h"
-#include "simd/kernel_table-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu::bce_prob::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-using ::aclnn_cpu::HWY_NAMESPACE::ElementwiseTile;
-using ::aclnn_cpu::HWY_NAMESPACE::FillVariantsOfPart;
-using ::aclnn_cpu::HWY_NAMESPACE::StagedForm;
 
 // Note [Probability loss]
 // Per lane, in the compute type (fp32; fp64 for fp64 storage):
@@ -34,21 +23,15 @@ using ::aclnn_cpu::HWY_NAMESPACE::StagedForm;
 // and Log1p(-x) within 2.06 ULP on AVX3 and SSSE3, so a hand-written log would buy little. Their
 // poles are finite there (Log(0) -105.4, Log1p(-1) -88.0), so x = 0 and x = 1 take the clamp
 // explicitly. x outside [0, 1], or NaN, gives NaN (the header's contract).
-template <class Storage, bool HAS_WEIGHT, bool TO_COMPUTE>
-struct LossOp {
-  using T = Storage;
-  using D = hn::ScalableTag<std::conditional_t<std::is_same_v<T, double>, double, float>>;
-  using V = hn::Vec<D>;
+template <bool HAS_WEIGHT, bool TO_COMPUTE>
+struct LossMath {
   static constexpr int kInputOperands[] = {kSelf, kTarget, kWeight};
-  static constexpr int kOutputOperands[] = {kOut};
-  static constexpr size_t kInputs = std::size(kInputOperands);
-  static constexpr size_t kOutputs = 1;
+  static constexpr int kOutputOperands[] = {kOut};  // in the compute type TO_COMPUTE (mean and sum)
   static constexpr bool Reads(size_t j) { return j != kWeight || HAS_WEIGHT; }
   static constexpr bool ComputeOutput(size_t) { return TO_COMPUTE; }
-  static constexpr StagedForm kStaged = StagedForm::kNone;
 
-  template <size_t K>
-  HWY_INLINE void Vectors(D d, const V (&in)[kInputs][K], V (&out)[kOutputs][K]) const {
+  template <size_t K, class D, class V>
+  HWY_INLINE void Vectors(D d, const V (&in)[3][K], V (&out)[1][K]) const {
     const V zero = hn::Zero(d), one = hn::Set(d, 1), clamp = hn::Set(d, 100);
     const V nan = hn::Set(d, std::numeric_limits<hn::TFromD<D>>::quiet_NaN());
     for (size_t k = 0; k < K; ++k) {
@@ -63,21 +46,12 @@ struct LossOp {
   }
 };
 
-/// A tile (TileFn): the shared loop over LossOp.
-template <class T, bool HAS_WEIGHT, bool TO_COMPUTE>
-void Compute(const TileArgs& args, size_t count) {
-  ElementwiseTile<LossOp<T, HAS_WEIGHT, TO_COMPUTE>>::Run({}, args, count);
-}
-
-/// Fills @p table's variants of kernel part kPart's element type; instantiated by the part file.
+/// Fills @p table's variants of kernel part kPart's element type: every (weight, TO_COMPUTE), the
+/// features of the table's key (KernelTable, in the .h).
 template <size_t kPart>
 bool FillKernelPart(KernelTable& table) {
-  return FillVariantsOfPart<kPart>(table, []<class T, bool W, bool TO_COMPUTE>() {
-    return &Compute<T, W, TO_COMPUTE>;  // the key's features: KernelKey
-  });
+  return ::aclnn_cpu::HWY_NAMESPACE::FillElementwiseVariants<kPart, LossMath>(table);
 }
 
 }  // namespace aclnn_cpu::bce_prob::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
-
-#endif  // ACLNN_BCE_PROB_KERNEL_INL_H_

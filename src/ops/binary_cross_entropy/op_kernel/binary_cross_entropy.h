@@ -16,21 +16,11 @@ namespace aclnn_cpu::bce_prob {
 enum OperandIndex : int { kSelf = 0, kTarget, kWeight, kOut, kOperandCount };
 
 /// The operator for the shared elementwise layer (Note [Elementwise traits]); mean and sum reduce out.
-struct Traits {
-  static constexpr size_t kOperands = kOperandCount;
-  static constexpr bool IsOutput(size_t o) { return o == kOut; }
-  static constexpr bool ReadsConstantOnce(size_t) { return false; }
-  static constexpr size_t kReduced = kOut;
-};
+using Traits = OneOutputTraits<kOperandCount, kOut>;
 
-/// The variants (TileFn over TileArgs at[OperandIndex]): weight present, and out written in the
-/// compute type (the losses of mean and sum) rather than in the kernel dtype.
-inline constexpr uint32_t kKernelFeatures = 2;
-using KernelTable = VariantTable<kKernelFeatures>;
-constexpr uint32_t KernelKey(KernelDType dtype, bool has_weight, bool to_compute) {
-  return MakeVariantKey<kKernelFeatures>(dtype, {has_weight, to_compute});
-}
-/// The tile functions of the best SIMD target of this CPU.
+/// The tile functions (TileFn over TileArgs at[OperandIndex]) of the best SIMD target of this CPU,
+/// by MakeVariantKey(dtype, {weight present, out in the compute type (the losses of mean and sum)}).
+using KernelTable = VariantTable<2>;
 const KernelTable& ChosenKernelTable();
 
 }  // namespace aclnn_cpu::bce_prob

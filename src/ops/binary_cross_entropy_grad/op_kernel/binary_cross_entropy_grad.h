@@ -15,23 +15,12 @@ namespace aclnn_cpu::bce_prob_grad {
 // The operands: self (x), target (y), gradOutput (dout), weightOptional (w), out (the gradient).
 enum OperandIndex : int { kSelf = 0, kTarget, kDout, kWeight, kOut, kOperandCount };
 
-/// The operator for the shared elementwise layer (Note [Elementwise traits]). A broadcast scalar
-/// gradOutput is read from its tile buffer like any input (the block driver fills it).
-struct Traits {
-  static constexpr size_t kOperands = kOperandCount;
-  static constexpr bool IsOutput(size_t o) { return o == kOut; }
-  static constexpr bool ReadsConstantOnce(size_t) { return false; }
-  static constexpr size_t kReduced = kOut;  // never reduced
-};
+/// The operator for the shared elementwise layer (Note [Elementwise traits]); out is never reduced.
+using Traits = OneOutputTraits<kOperandCount, kOut>;
 
-/// The variants (TileFn over TileArgs at[OperandIndex]): weight present, and a divisor that is not
-/// 1 (TileArgs::scale holds N for mean, 1 otherwise).
-inline constexpr uint32_t kKernelFeatures = 2;
-using KernelTable = VariantTable<kKernelFeatures>;
-constexpr uint32_t KernelKey(KernelDType dtype, bool has_weight, bool divides) {
-  return MakeVariantKey<kKernelFeatures>(dtype, {has_weight, divides});
-}
-/// The tile functions of the best SIMD target of this CPU.
+/// The tile functions (TileFn over TileArgs at[OperandIndex]) of the best SIMD target of this CPU,
+/// by MakeVariantKey(dtype, {weight present, a divisor (TileArgs::scale: N for mean) not 1}).
+using KernelTable = VariantTable<2>;
 const KernelTable& ChosenKernelTable();
 
 }  // namespace aclnn_cpu::bce_prob_grad

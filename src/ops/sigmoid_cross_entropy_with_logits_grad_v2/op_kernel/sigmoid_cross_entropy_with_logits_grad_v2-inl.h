@@ -1,6 +1,6 @@
 // Per-SIMD-target code of the kernel, compiled once per instruction set and element type (Note
-// [One target per translation unit]: sigmoid_cross_entropy_with_logits_grad_v2_kernel_part.cpp)
-// and, for the tests, through hwy/foreach_target.h.
+// [One target per translation unit]: the part file aclnn_add_op writes) and, for the tests,
+// through hwy/foreach_target.h.
 
 // Per-target include guard (the Highway idiom).
 #if defined(ACLNN_BCE_GRAD_KERNEL_INL_H_) == defined(HWY_TARGET_TOGGLE)

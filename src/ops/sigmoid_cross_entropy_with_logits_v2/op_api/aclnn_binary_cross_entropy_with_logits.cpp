@@ -53,7 +53,7 @@ aclnnStatus MakeExecutor(const char* phase, const PlanCacheKey& key, const aclTe
   const int64_t n = tensors[kPredict]->numel;
   const double scale = reduction == ReductionType::kMean && n != 0 ? 1.0 / static_cast<double>(n) : 1.0;
   const auto kernel_for = [&](KernelDType dtype, bool sums) {
-    return ChosenLossKernelTable().fn[MakeLossKernelKey(dtype, tensors[kWeight] != nullptr,
+    return ChosenKernelTable().fn[MakeLossKernelKey(dtype, tensors[kWeight] != nullptr,
                                                         tensors[kPosWeight] != nullptr, sums,
                                                         tensors[kGradient] != nullptr)];
   };
@@ -75,14 +75,14 @@ aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, con
   if (aclnnStatus s = CheckLive(kFirstPhase, all)) return s;
   // The same description as this thread's last successful call: its plan (Note [Plan cache]).
   const aclTensor* const described[] = {self, target, weightOptional, posWeightOptional, out};
-  const PlanCacheKey key(kForwardPlans, reduction, &ChosenLossKernelTable(), described);
+  const PlanCacheKey key(kForwardPlans, reduction, &ChosenKernelTable(), described);
   if (auto cached = FindCachedPlan(key)) return MakeExecutorFor(kFirstPhase, std::move(cached), workspaceSize, executor);
   // 2. dtypes, 3. reduction, 4. dims, 5.-7. shapes, then the memory rules, 8. promotion
-  if (aclnnStatus s = CheckFloatDTypes(kFirstPhase, all)) return s;
-  if (aclnnStatus s = CheckSameDType(kFirstPhase, {"out", out}, {"target", target})) return s;
   ReductionType reduction_type{};
-  if (aclnnStatus s = CheckAclnnReduction(kFirstPhase, reduction, reduction_type)) return s;
-  if (aclnnStatus s = CheckDims(kFirstPhase, all)) return s;
+  if (aclnnStatus s =
+          CheckDTypesReductionDims(kFirstPhase, all, {"out", out}, {"target", target}, reduction, reduction_type)) {
+    return s;
+  }
   const NamedTensor self_named{"self", self};
   const NamedTensor target_named[] = {{"target", target}};
   if (aclnnStatus s = CheckSameShape(kFirstPhase, target_named, self_named)) return s;
@@ -128,7 +128,7 @@ aclnnStatus FusedGetWorkspaceSize(const aclTensor* self, const aclTensor* target
   // The same description as this thread's last successful call: its plan (Note [Plan cache]).
   const aclTensor* const described[] = {self, target, weightOptional, posWeightOptional, gradOutputOptional,
                                         out,  gradInput};
-  const PlanCacheKey key(kFusedPlans, reduction, &ChosenLossKernelTable(), described);
+  const PlanCacheKey key(kFusedPlans, reduction, &ChosenKernelTable(), described);
   if (auto cached = FindCachedPlan(key)) return MakeExecutorFor(phase, std::move(cached), workspaceSize, executor);
   // 2. dtypes, 3. reduction, 4. dims, 5. shapes, 6. memory, 7. promotion: the forward's order
   if (aclnnStatus s = CheckFloatDTypes(phase, all)) return s;

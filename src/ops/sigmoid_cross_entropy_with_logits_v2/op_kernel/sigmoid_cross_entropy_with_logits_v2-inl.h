@@ -1,7 +1,6 @@
 // Per-SIMD-target code of the loss kernel (SigmoidCrossEntropyWithLogitsV2), compiled once per
-// instruction set and part (Note [One target per translation unit]:
-// sigmoid_cross_entropy_with_logits_v2_kernel_part.cpp) and, for the tests, through
-// hwy/foreach_target.h.
+// instruction set and part (Note [One target per translation unit]: the part file aclnn_add_op
+// writes) and, for the tests, through hwy/foreach_target.h.
 
 // Per-target include guard (the Highway idiom).
 #if defined(ACLNN_BCE_LOSS_KERNEL_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -257,7 +256,7 @@ struct LossKernel {
 /// (FillVariantsOfPart, Note [One target per translation unit]); the first part also the chunk
 /// sum. Instantiated by the part file.
 template <size_t kPart>
-bool FillLossKernelPart(LossKernelTable& table) {
+bool FillKernelPart(KernelTable& table) {
   if constexpr (kPart == 0) table.sum_chunk_float = &SumChunksFloat;
   return FillVariantsOfPart<kPart>(table, []<class T, bool WITH_GRADIENT, bool W, bool PW, bool TO_COMPUTE>() {
     return &LossKernel<T, W, PW, TO_COMPUTE, WITH_GRADIENT>::Compute;  // the key's features: MakeLossKernelKey

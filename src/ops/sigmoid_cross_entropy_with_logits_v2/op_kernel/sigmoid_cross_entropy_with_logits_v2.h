@@ -64,11 +64,11 @@ constexpr uint32_t MakeLossKernelKey(KernelDType dtype, bool has_weight, bool ha
 }
 inline constexpr uint32_t kLossKernelKeyCount = kVariantKeyCount<kLossKernelFeatures>;
 
-struct LossKernelTable : VariantTable<kLossKernelFeatures> {
+struct KernelTable : VariantTable<kLossKernelFeatures> {
   ChunkSumFloatFn sum_chunk_float;  ///< the target's SumChunksFloat (src/simd/chunk_sum-inl.h)
 };
 /// The tile computes of the best SIMD target of this CPU.
-const LossKernelTable& ChosenLossKernelTable();
+const KernelTable& ChosenKernelTable();
 
 /// The launch: the shared reducing launch (src/opdev/reducing_launch.h) over the loss's operands;
 /// its scale is the fused call's gradient scale (1/N for mean, else 1; the backward's globalScale).

@@ -124,7 +124,7 @@ TileRun RunTile(uint32_t key, KernelDType dtype, const TileInputs& in, size_t of
   io.at[kDout] = with_gradient ? in.dout.data() : nullptr;
   io.at[kGradient] = with_gradient ? gradient.data() : nullptr;
   io.scale = 0.25;
-  ChosenLossKernelTable().fn[key](io, count);
+  ChosenKernelTable().fn[key](io, count);
   TileRun run;
   for (size_t b = count * loss_size; b < loss.size(); ++b) run.guards_intact &= loss[b] == kPoison;
   for (size_t b = count * size; b < gradient.size(); ++b) run.guards_intact &= gradient[b] == kPoison;
@@ -222,7 +222,7 @@ TEST_P(LossComputeTile, ExceptionalLanesGiveTheLimitsWhateverTheirNeighbours) {
     io.at[kPredict] = x.data();
     io.at[kTarget] = y.data();
     io.at[kLoss] = out.data();
-    ChosenLossKernelTable().fn[MakeLossKernelKey(KernelDType::kFloat, false, false, false)](io, x.size());
+    ChosenKernelTable().fn[MakeLossKernelKey(KernelDType::kFloat, false, false, false)](io, x.size());
     ASSERT_EQ(out[at], 0.0f) << "x = +inf, y = 1 at " << at;
     for (size_t i = 0; i < x.size(); ++i) {
       if (std::isnan(x[i])) {
@@ -252,7 +252,7 @@ TEST_P(LossComputeTile, ChunkSumsFollowTheOneOrderOnEveryTarget) {
     for (float& v : losses) v = std::ldexp(mantissa(rng), exponent(rng));
     const size_t chunks = (n + kSumChunkElems - 1) / kSumChunkElems;
     std::vector<ChunkSum> got(chunks + 1, ChunkSum{-1.0, -1.0});
-    ChosenLossKernelTable().sum_chunk_float(losses.data(), n, got.data());
+    ChosenKernelTable().sum_chunk_float(losses.data(), n, got.data());
     for (size_t c = 0; c < chunks; ++c) {
       double acc[16] = {};
       const size_t begin = c * kSumChunkElems, end = std::min(n, begin + kSumChunkElems);
