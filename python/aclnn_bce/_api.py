@@ -57,9 +57,8 @@ _REDUCED_OUT = frozenset(op for op, roles in _OPERANDS.items() if roles.get("out
 _NEEDS_GRAD_OUTPUT = frozenset(op for op, roles in _OPERANDS.items() if roles.get("grad_output") == "input")
 _WRITES_GRAD_INPUT = frozenset(op for op, roles in _OPERANDS.items() if "grad_input" in roles)
 #: The operators whose outputs have input's dtype (the API list's "dtype of" self); the others'
-#: have target's. (The extension's api() does not report an output's dtype role, so this one fact
-#: of the list is repeated here.)
-_OUT_LIKE_INPUT = frozenset((_BCE, _BCE_BACKWARD))
+#: have target's.
+_OUT_LIKE_INPUT = frozenset(op for op in _ext.Op if _ext.operand_facts(op)["out"]["dtype_of"] == "input")
 # The bits of the extension's bf16_mask, by role (the list's order of roles).
 _BF16_BIT = {role: 1 << i for i, role in enumerate(_ext.ROLES)}
 _DTYPE = _ext.DType

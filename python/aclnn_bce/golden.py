@@ -49,9 +49,8 @@ __all__ = [
 # operator without one is refused), whether grad_output is required (an input) or optional, and
 # its outputs, named by kind: a reduced output is the loss; another output is named by CANN's
 # parameter (gradTarget: grad_target, gradInput: grad_input), and "out" is the gradient with
-# respect to input. One fact is not in the list's operands: whether input holds logits or
-# probabilities, which generate_inputs needs; it is the API's name (CANN's operators on logits are
-# the ...WithLogits... ones).
+# respect to input. Whether input holds logits or probabilities, which generate_inputs needs, is
+# the list's domain of input (ACLNN_PROBABILITY_INPUT: operand_facts' "unit_interval").
 
 
 def _cli_name(op: "_ext.Op") -> str:
@@ -136,7 +135,7 @@ def takes(op: str, role: str) -> bool:
 def takes_probabilities(op: str) -> bool:
     """Whether the operator's input holds probabilities rather than logits (Note [The golden
     tool's operators])."""
-    return "WithLogits" not in _ext.api(_OP_OF[_check_op(op)])[0]
+    return _ext.operand_facts(_OP_OF[_check_op(op)])["input"]["domain"] == "unit_interval"
 
 
 def _check_op(op: str) -> str:
