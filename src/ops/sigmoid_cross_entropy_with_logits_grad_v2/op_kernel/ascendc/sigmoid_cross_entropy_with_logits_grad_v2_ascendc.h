@@ -155,6 +155,16 @@ private:
             pattern.SetValue(j, static_cast<float>(index));
             index = index + 1 == period ? 0 : index + 1;
         }
+        OrderPipes<HardEvent::S_V>();  // the vector instructions read what the scalar unit wrote
+    }
+
+    /// Makes the second pipe of EVENT wait for what the first has issued so far.
+    template <HardEvent EVENT>
+    __aicore__ inline void OrderPipes()
+    {
+        const int32_t eventId = static_cast<int32_t>(pipe_.FetchEventID(EVENT));
+        SetFlag<EVENT>(eventId);
+        WaitFlag<EVENT>(eventId);
     }
 
     /// The one value of a period-1 operand, in fp32.
@@ -166,10 +176,12 @@ private:
         local = op.que.template DeQue<T>();
         float value;
         if constexpr (IS_FLOAT) {
+            OrderPipes<HardEvent::MTE2_S>();  // DeQue orders the copy for the vector unit only
             value = local.GetValue(0);
         } else {
             LocalTensor<float> widened = expMinBuf_.Get<float>();
             Cast(widened, local, RoundMode::CAST_NONE, 1);
+            OrderPipes<HardEvent::V_S>();
             value = widened.GetValue(0);
         }
         op.que.FreeTensor(local);

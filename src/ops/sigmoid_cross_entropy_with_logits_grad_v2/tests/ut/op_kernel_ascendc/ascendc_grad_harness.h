@@ -24,16 +24,19 @@ template <>
 struct TypeInfo<float> {
     static constexpr OutType kOut = OutType::kFloat;
     static constexpr const char* kName = "fp32";
+    static constexpr double kRelativeFloor = 1e-6;
 };
 template <>
 struct TypeInfo<half> {
     static constexpr OutType kOut = OutType::kHalf;
     static constexpr const char* kName = "fp16";
+    static constexpr double kRelativeFloor = 0x1p-14;  // fp16's smallest normal
 };
 template <>
 struct TypeInfo<bfloat16_t> {
     static constexpr OutType kOut = OutType::kBFloat16;
     static constexpr const char* kName = "bf16";
+    static constexpr double kRelativeFloor = 1e-6;
 };
 
 using KernelEntry = void (*)(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
@@ -57,7 +60,7 @@ inline std::string Describe(const Problem& p)
 /// The largest errors seen, over every element judged.
 struct ErrorStats {
     double max_error_over_bound = 0;  ///< max |got - reference| / bound
-    double max_relative_error = 0;    ///< max |got - reference| / |reference| where |reference| >= 1e-6
+    double max_relative_error = 0;    ///< max |got - reference| / |reference| where |reference| >= kRelativeFloor
     uint64_t elements = 0;
     void Merge(const ErrorStats& o)
     {
@@ -98,10 +101,12 @@ void Fill(GmBuffer<T>& buffer, uint64_t count, std::mt19937_64& rng, Draw draw)
 
 /// Runs @p kernel on @p block_dim cores with @p tiling over random inputs of @p problem and checks
 /// every element against the reference; returns false with a message on the first failure
-/// (a finding of the twin, or an element outside the bound).
+/// (a finding of the twin, or an element outside the bound). @p gradient_out, when given, receives
+/// the gradient widened to float.
 template <typename T>
 bool RunAndCheck(KernelEntry kernel, const Problem& problem, const SigmoidCrossEntropyWithLogitsGradV2TilingData& tiling,
-                 uint32_t block_dim, uint64_t seed, ErrorStats* stats, std::string* message)
+                 uint32_t block_dim, uint64_t seed, ErrorStats* stats, std::string* message,
+                 std::vector<float>* gradient_out = nullptr)
 {
     const uint64_t n = problem.total;
     GmBuffer<T> predict(n), target(n), gradient(n);
@@ -148,6 +153,7 @@ bool RunAndCheck(KernelEntry kernel, const Problem& problem, const SigmoidCrossE
                                                  problem.pos_weight_count != 0 ? &pw : nullptr, problem.scale,
                                                  TypeInfo<T>::kOut);
         const double got = static_cast<float>(gradient[i]);
+        if (gradient_out != nullptr) gradient_out->push_back(static_cast<float>(got));
         const double error = std::fabs(got - ref.gradient);
         if (!(error <= ref.bound)) {
             *message = Describe(problem) + ", " + TypeInfo<T>::kName + ": element " + std::to_string(i) + " is " +
@@ -156,7 +162,7 @@ bool RunAndCheck(KernelEntry kernel, const Problem& problem, const SigmoidCrossE
             return false;
         }
         local.max_error_over_bound = std::max(local.max_error_over_bound, error / ref.bound);
-        if (std::fabs(ref.gradient) >= 1e-6) {
+        if (std::fabs(ref.gradient) >= TypeInfo<T>::kRelativeFloor) {
             local.max_relative_error = std::max(local.max_relative_error, error / std::fabs(ref.gradient));
         }
     }

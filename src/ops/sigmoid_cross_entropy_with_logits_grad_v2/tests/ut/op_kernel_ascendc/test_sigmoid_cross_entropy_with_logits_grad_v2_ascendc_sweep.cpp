@@ -5,6 +5,7 @@
 // from 1 to 4096 (docs/npu_kernels.md).
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -32,7 +33,8 @@ bool FullSweep()
 
 /// Tiles @p problem for Atlas A2 and runs it; false with a message on any failure.
 template <typename T>
-bool TileRunAndCheck(const Problem& problem, uint64_t seed, ErrorStats* stats, std::string* message)
+bool TileRunAndCheck(const Problem& problem, uint64_t seed, ErrorStats* stats, std::string* message,
+                     std::vector<float>* gradient_out = nullptr)
 {
     A2GradProblem a2;
     a2.total = problem.total;
@@ -48,7 +50,7 @@ bool TileRunAndCheck(const Problem& problem, uint64_t seed, ErrorStats* stats, s
         return false;
     }
     return RunAndCheck<T>(&sigmoid_cross_entropy_with_logits_grad_v2_typed<T>, problem, tiling.data,
-                          tiling.block_dim, seed, stats, message);
+                          tiling.block_dim, seed, stats, message, gradient_out);
 }
 
 template <typename T>
@@ -91,6 +93,47 @@ TYPED_TEST(AscendcGradSweep, EveryCountWithinTheBoundWithoutFindings)
         }
     }
     Report<TypeParam>("every count", stats);
+}
+
+/// Every count as [n / C, C] for a divisor C of n (1 and n included), cycling through the 48
+/// broadcast forms (gradOutput [n] / [1] / [C]; weight, pos_weight absent / [1] / [C] / [n]).
+TYPED_TEST(AscendcGradSweep, EveryCountAsRowsWithEachBroadcastForm)
+{
+    const uint64_t limit = FullSweep() ? 4096 : 300;
+    ErrorStats stats;
+    for (uint64_t n = 1; n <= limit; ++n) {
+        std::vector<uint64_t> divisors;
+        for (uint64_t d = 1; d <= n; ++d) {
+            if (n % d == 0) divisors.push_back(d);
+        }
+        const uint64_t c = divisors[(n * 7) % divisors.size()];
+        const uint64_t form = n % 48;
+        const uint64_t douts[] = {n, 1, c};
+        const uint64_t weights[] = {0, 1, c, n};
+        Problem p{n, douts[form % 3], weights[(form / 3) % 4], weights[(form / 12) % 4],
+                  n % 2 == 0 ? 1.0f : 1.0f / static_cast<float>(n)};
+        std::string message;
+        ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, n * 31 + 5, &stats, &message)) << message;
+    }
+    Report<TypeParam>("every count as rows", stats);
+}
+
+/// The cores are independent: every order the twin runs them in gives the same bits.
+TYPED_TEST(AscendcGradSweep, EveryRunOrderGivesTheSameBits)
+{
+    const Problem p{37 * 3000, 1, 3000, 37 * 3000, 1.0f};
+    ErrorStats stats;
+    std::string message;
+    std::vector<float> first;
+    ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, 99, &stats, &message, &first)) << message;
+    for (const char* order : {"reverse", "shuffle:3", "threads"}) {
+        setenv("ASCENDC_CPU_ORDER", order, 1);
+        std::vector<float> again;
+        const bool ok = TileRunAndCheck<TypeParam>(p, 99, &stats, &message, &again);
+        unsetenv("ASCENDC_CPU_ORDER");
+        ASSERT_TRUE(ok) << order << ": " << message;
+        ASSERT_EQ(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)), 0) << order;
+    }
 }
 
 /// [N, C] with gradOutput [N, C] / [1] / [C] and weight, pos_weight absent / [1] / [C] / [N, C]:
