@@ -299,8 +299,10 @@ private:
         if constexpr (IS_FLOAT) {
             Gather(widened, held, offset, 0, count);
         } else {
+            // 2-byte elements move as uint16_t: the same bytes, a type every A2 Gather takes.
             LocalTensor<T> gathered = gatheredBuf_.Get<T>();
-            Gather(gathered, held, offset, 0, count);
+            LocalTensor<uint16_t> gatheredBits = gathered.template ReinterpretCast<uint16_t>();
+            Gather(gatheredBits, held.template ReinterpretCast<uint16_t>(), offset, 0, count);
             Cast(widened, gathered, RoundMode::CAST_NONE, count);
         }
         return widened;
