@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -50,11 +51,19 @@ struct Problem {
     float scale = 1.0f;
 };
 
+/// @p value with 9 significant digits (enough to tell two floats apart).
+inline std::string Digits(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.9g", value);
+    return text;
+}
+
 inline std::string Describe(const Problem& p)
 {
     return "total " + std::to_string(p.total) + ", dout " + std::to_string(p.dout_count) + ", weight " +
            std::to_string(p.weight_count) + ", pos_weight " + std::to_string(p.pos_weight_count) + ", scale " +
-           std::to_string(p.scale);
+           Digits(p.scale);
 }
 
 /// The largest errors seen, over every element judged.
@@ -157,8 +166,8 @@ bool RunAndCheck(KernelEntry kernel, const Problem& problem, const SigmoidCrossE
         const double error = std::fabs(got - ref.gradient);
         if (!(error <= ref.bound)) {
             *message = Describe(problem) + ", " + TypeInfo<T>::kName + ": element " + std::to_string(i) + " is " +
-                       std::to_string(got) + ", reference " + std::to_string(ref.gradient) + " (bound " +
-                       std::to_string(ref.bound) + "; x " + std::to_string(x) + ", y " + std::to_string(y) + ")";
+                       Digits(got) + ", reference " + Digits(ref.gradient) + " (error " + Digits(error) + ", bound " +
+                       Digits(ref.bound) + "; x " + Digits(x) + ", y " + Digits(y) + ")";
             return false;
         }
         local.max_error_over_bound = std::max(local.max_error_over_bound, error / ref.bound);
