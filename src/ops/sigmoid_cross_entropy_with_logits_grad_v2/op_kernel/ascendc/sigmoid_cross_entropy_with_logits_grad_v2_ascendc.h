@@ -42,8 +42,6 @@ class KernelSigmoidCrossEntropyWithLogitsGradV2 {
     static constexpr uint32_t BLOCK_ELEMS = BLOCK_BYTES / sizeof(T);
     static constexpr uint32_t OPERANDS = 3;  // dout, weight, pos_weight
     static constexpr uint32_t DOUT = 0, WEIGHT = 1, POS_WEIGHT = 2;
-    /// An integer-valued float counts exactly below this (indices and offsets stay far below it).
-    static constexpr uint64_t FLOAT_EXACT_LIMIT = 1ULL << 24;
 
     /// One of dout, weight, pos_weight: read through its period (Note [Operands read through a period]).
     struct Operand {

@@ -24,6 +24,8 @@ const bool kFatalChecks = (setenv("ASCENDC_CPU_FATAL", "1", 0), true);
 
 class SigmoidCrossEntropyWithLogitsGradV2AscendcTest : public testing::Test {
 protected:
+    void SetUp() override { AscendC::SetKernelMode(KernelMode::AIV_MODE); }
+
     /// One core, one tile of `elements` (a multiple of 32 bytes), dout the same shape.
     static SigmoidCrossEntropyWithLogitsGradV2TilingData OneTile(uint64_t elements, bool weight, bool pos_weight,
                                                                  float scale)
