@@ -14,6 +14,9 @@ process, side by side, for fp32, bf16 and fp16 and the sizes 1 Ki, 64 Ki, 1 Mi, 
 - a training step through autograd (loss + backward on a leaf ``input``, reduction 'mean', pos_weight
   [C]): ``aclnn_bce.torch.functional`` against PyTorch eager and a torch.compile'd loss, with our
   fused call (no autograd) as a reference line;
+- the loss of probabilities (``aclnn_bce.binary_cross_entropy``, PyTorch's ``binary_cross_entropy``;
+  section ``bce``): forward 'none' and 'mean' and backward 'none' with a weight [C], the same
+  contenders as above but JAX, and the training step through ``aclnn_bce.torch.functional``;
 - the Python call overhead on 1 Ki elements (numpy arrays and torch tensors).
 
 Beside every case of the backward, forward and fused call runs the roofline loop of the C++
@@ -50,6 +53,7 @@ import time
 # Options, and the environment that has to be set before torch / jax are imported.
 
 DTYPE_NAMES = ("fp32", "bf16", "fp16")  # the keys of DTYPES, known before torch is imported
+SECTIONS = ("overhead", "backward", "forward", "train", "bce")
 
 
 def _parse_size(text: str) -> int:
@@ -78,8 +82,8 @@ def _parse_args(argv=None):
     p.add_argument("--min-sample-ms", type=float, default=2.0,
                    help="each sample repeats the call until it lasts at least this long (default 2)")
     p.add_argument("--threads", type=int, default=2, help="threads for every contender (default 2)")
-    p.add_argument("--ops", default="overhead,backward,forward,train",
-                   help="sections to run, comma-separated (default all: overhead,backward,forward,train)")
+    p.add_argument("--ops", default=",".join(SECTIONS),
+                   help=f"sections to run, comma-separated (default all: {','.join(SECTIONS)})")
     p.add_argument("--no-compile", action="store_true", help="leave torch.compile out")
     p.add_argument("--no-jax", action="store_true", help="leave JAX out even when it is installed")
     p.add_argument("--compile-static", action="store_true",
@@ -110,7 +114,7 @@ def _parse_args(argv=None):
             p.error(f"unknown dtype {d!r} (fp32, bf16, fp16)")
     a.ops = [o.strip() for o in a.ops.split(",") if o.strip()]
     for o in a.ops:
-        if o not in ("overhead", "backward", "forward", "train"):
+        if o not in SECTIONS:
             p.error(f"unknown section {o!r}")
     if a.rounds is None:
         a.rounds = 5 if a.quick else 15
@@ -737,6 +741,85 @@ def section_train(dtype_name, n):
     prepared.close()
 
 
+# The loss of probabilities (section bce): PyTorch's binary_cross_entropy and its aten backward.
+def bce_forward_none(p, y, w):
+    return F.binary_cross_entropy(p, y, w, reduction="none")
+
+
+def bce_forward_mean(p, y, w):
+    return F.binary_cross_entropy(p, y, w, reduction="mean")
+
+
+def bce_backward_none(g, p, y, w):
+    return torch.ops.aten.binary_cross_entropy_backward(g, p, y, w, NONE)
+
+
+def _bce_loss_for_compile(p, y, w):
+    return F.binary_cross_entropy(p, y, w, reduction="mean")
+
+
+def section_bce(dtype_name, n):
+    """The loss of probabilities and its gradient, weight [C] (probabilities in [0.01, 0.99]:
+    fp16 cannot hold the gradient near 0 and 1, and nor can the reference's checks)."""
+    dt = DTYPES[dtype_name]
+    d = make_data(n, dt)
+    p = torch.sigmoid(d["x"].float()).clamp(0.01, 0.99).to(dt)
+    y, wc, g = d["y"], d["pw_c"], d["g"]
+    fwd, bwd = aclnn_bce.binary_cross_entropy, aclnn_bce.binary_cross_entropy_backward
+    cases = [("p,y,w[C] none", bce_forward_none, (p, y, wc), torch.empty_like(p),
+              lambda o=None: fwd(p, y, wc, "none", out=o), (fwd, p, y, wc, "none"), [p, y]),
+             ("p,y,w[C] mean", bce_forward_mean, (p, y, wc), torch.empty((), dtype=dt),
+              lambda o=None: fwd(p, y, wc, "mean", out=o), (fwd, p, y, wc, "mean"), [p, y]),
+             ("backward gO,p,y,w[C] none", bce_backward_none, (g, p, y, wc), torch.empty_like(p),
+              lambda o=None: bwd(g, p, y, wc, "none", out=o), (bwd, g, p, y, wc, "none"), [g, p, y])]
+    for case, eager_fn, args, out, ours, prepare_args, streams in cases:
+        ref = eager_fn(*f64(*args))
+        prepared = aclnn_bce.prepare(*prepare_args, out=out.clone())
+        contenders = {"ours": ours, "ours out=": lambda ours=ours, o=out: ours(o), "ours repeat": prepared,
+                      "eager": lambda f=eager_fn, a=args: f(*a)}
+        if ROOF is not None:
+            contenders["roofline"] = roofline_contender(streams, out if out.dim() else None, ARGS.threads)
+        if not ARGS.no_compile:
+            try:
+                contenders["compile"] = compile_contender(eager_fn, dtype_name, n, args, _plain_call)
+            except Exception as e:
+                sys.stderr.write(f"torch.compile of {eager_fn.__name__} failed: {type(e).__name__}: {e}\n")
+        row = run_case("bce", case, dtype_name, n, contenders, dict(contenders), ref)
+        row["bytes"] = _nbytes(*args) + out.numel() * out.element_size()
+        prepared.close()
+    # The training step through autograd: loss + backward on a leaf of probabilities.
+    p64 = p.to(torch.float64).requires_grad_()
+    loss64 = F.binary_cross_entropy(p64, y.double(), wc.double())
+    loss64.backward()
+    ref = (loss64.detach(), p64.grad)
+
+    def stepper(loss_fn, leaf):
+        def step():
+            leaf.grad = None
+            loss = loss_fn(leaf)
+            loss.backward()
+            return loss.detach(), leaf.grad
+        return step
+
+    contenders = {}
+    if AF is not None and hasattr(AF, "binary_cross_entropy"):
+        contenders["ours"] = stepper(lambda pl: AF.binary_cross_entropy(pl, y, wc), p.clone().requires_grad_())
+    contenders["eager"] = stepper(lambda pl: F.binary_cross_entropy(pl, y, wc), p.clone().requires_grad_())
+    if not ARGS.no_compile:
+        try:
+            def train_call(cfn, args):
+                pl, yl, wl = args
+                pl.grad = None
+                loss = cfn(pl, yl, wl)
+                loss.backward()
+                return loss.detach(), pl.grad
+            contenders["compile"] = compile_contender(_bce_loss_for_compile, dtype_name, n,
+                                                      (p.clone().requires_grad_(), y, wc), train_call)
+        except Exception as e:
+            sys.stderr.write(f"torch.compile of the bce training step failed: {type(e).__name__}: {e}\n")
+    run_case("bce", "autograd step, mean, w[C]", dtype_name, n, contenders, dict(contenders), ref)
+
+
 def section_overhead():
     n = 1024
     rows = []
@@ -949,7 +1032,9 @@ def main():
             ("backward", section_backward, "backward: gradient w.r.t. input", ("ours out=", "ours", "ours repeat")),
             ("forward", section_forward, "forward: loss", ("ours", "ours out=", "ours repeat")),
             ("train", section_train, "training step: loss + backward through autograd (fused: no autograd)",
-             ("ours", "ours repeat"))):
+             ("ours", "ours repeat")),
+            ("bce", section_bce, "loss of probabilities (binary_cross_entropy): forward, backward, training step",
+             ("ours", "ours out=", "ours repeat"))):
         if sec not in ARGS.ops:
             continue
         start = len(RESULTS)

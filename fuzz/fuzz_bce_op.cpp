@@ -74,7 +74,12 @@ constexpr Op kBackward = Op::kBinaryCrossEntropyWithLogitsBackward;
 constexpr Op kTargetBackward = Op::kBinaryCrossEntropyWithLogitsTargetBackward;
 constexpr Op kForward = Op::kBinaryCrossEntropyWithLogits;
 constexpr Op kFused = Op::kBinaryCrossEntropyWithLogitsFused;
-bool Modelled(Op op) { return op == kBackward || op == kTargetBackward || op == kForward || op == kFused; }
+constexpr Op kProbLoss = Op::kBinaryCrossEntropy;              ///< the loss of probabilities
+constexpr Op kProbBackward = Op::kBinaryCrossEntropyBackward;  ///< its gradient
+bool OfProbabilities(Op op) { return op == kProbLoss || op == kProbBackward; }
+bool Modelled(Op op) {
+  return op == kBackward || op == kTargetBackward || op == kForward || op == kFused || OfProbabilities(op);
+}
 
 /// Whether @p op must get the tensor of @p slot (a required input or an output).
 bool Required(Op op, int slot) {
@@ -275,6 +280,7 @@ std::optional<Case> Decode(ByteReader& in) {
     out.dims = in.Below(2) == 0 ? Dims{} : Dims{1};
     if (!DecodeLayout(in, out)) return std::nullopt;
   }
+  if (OfProbabilities(c.op) && in.Below(8) != 7) c.operands[kOut].dtype = c.operands[kSelf].dtype;  // mostly the rule
   if (c.op == kFused) {
     OperandPlan& dout = c.operands[kDout];
     dout.present = !in.OneIn(4);  // null means 1
@@ -322,8 +328,10 @@ struct Operand {
 };
 
 /// A value of class @p value_class for @p slot; kept within 1e4 in magnitude (so that no fp32
-/// intermediate can overflow) except for logits and the special values.
-double MakeValue(SplitMix& rng, int slot, int value_class) {
+/// intermediate can overflow) except for logits and the special values. A probability input
+/// (Domain::kUnitInterval: the loss of probabilities' self) is mostly in [0, 1].
+double MakeValue(SplitMix& rng, int slot, int value_class, bool probability) {
+  if (probability && value_class < 4) return rng.Uniform(0.0, 1.0);
   static constexpr double kScales[] = {1e-3, 0.1, 1.0, 8.0, 100.0, 1e4};
   const double scale = kScales[rng.Next() % 6];
   switch (value_class) {
@@ -341,8 +349,9 @@ double MakeValue(SplitMix& rng, int slot, int value_class) {
   }
 }
 
-/// Creates the tensor of @p op over fresh storage filled with values (or random bytes for out).
-void Materialise(Operand& op, int slot, SplitMix& rng) {
+/// Creates the tensor of @p op over fresh storage filled with values (or random bytes for out);
+/// @p probability: its values are meant to lie in [0, 1].
+void Materialise(Operand& op, int slot, SplitMix& rng, bool probability) {
   const OperandPlan& p = op.plan;
   const size_t elem = op.ElemSize();
   if (elem != 0) {
@@ -353,7 +362,7 @@ void Materialise(Operand& op, int slot, SplitMix& rng) {
     for (size_t b = 0; b < op.allocation_bytes; ++b) bytes[b] = static_cast<uint8_t>(rng.Next());
     if (!IsOutputSlot(slot) && IsFloat(p.dtype)) {
       for (int64_t i = 0; i < p.storage_elems; ++i) {
-        aclnn_cpu::StoreFromDouble(op.data, p.dtype, i, MakeValue(rng, slot, p.value_class));
+        aclnn_cpu::StoreFromDouble(op.data, p.dtype, i, MakeValue(rng, slot, p.value_class, probability));
       }
     }
   }
@@ -503,6 +512,35 @@ Expected ModelLossRules(const Case& c, const std::array<const OperandPlan*, kSlo
   return e;
 }
 
+/// The rules of the loss of probabilities and of its gradient after the null, liveness, rank and
+/// dtype-kind ones (their headers): out of self's dtype; the reduction; the loss's target of self's
+/// shape, weight broadcasting, out of self's shape for none and one element for mean and sum; the
+/// gradient's out of self's shape, gradOutput, target and weight broadcasting; for a non-empty
+/// self, the output memory rule where out is written element by element.
+Expected ModelProbabilityRules(const Case& c, const std::array<const OperandPlan*, kSlots>& passed,
+                               const std::array<const void*, kSlots>& data, Expected e) {
+  auto invalid = [&](std::string rule) {
+    e.status = ACLNN_ERR_PARAM_INVALID;
+    e.rule = std::move(rule);
+    return e;
+  };
+  const bool loss = c.op == kProbLoss;
+  if (passed[kOut]->dtype != passed[kSelf]->dtype) return invalid("out dtype != self dtype");
+  if (c.reduction < 0 || c.reduction > 2) return invalid("reduction outside [0, 2]");
+  const Dims& self = passed[kSelf]->dims;
+  const Dims& out = passed[kOut]->dims;
+  if (loss && passed[kTarget]->dims != self) return invalid("target shape != self");
+  if (!loss && out != self) return invalid("out shape != self");
+  for (int slot : {kDout, kTarget, kWeight}) {
+    if (passed[slot] != nullptr && !BroadcastsTo(passed[slot]->dims, self)) return invalid("does not broadcast");
+  }
+  if (loss && (c.reduction == 0 ? out != self : !(out.empty() || out == Dims{1}))) return invalid("out shape");
+  if (Numel(self) != 0 && (!loss || c.reduction == 0)) {
+    if (auto rule = OutputMemoryRule(kOut, passed, data)) return invalid(*rule);
+  }
+  return e;
+}
+
 Expected ModelFirstPhase(const Case& c, const std::array<const OperandPlan*, kSlots>& passed,
                          const std::array<const void*, kSlots>& data, int destroyed) {
   Expected e;
@@ -531,6 +569,7 @@ Expected ModelFirstPhase(const Case& c, const std::array<const OperandPlan*, kSl
     if (p != nullptr && !IsFloat(p->dtype)) return invalid("dtype not a float type");
   }
   if (c.op == kForward || c.op == kFused) return ModelLossRules(c, passed, data, e);
+  if (OfProbabilities(c.op)) return ModelProbabilityRules(c, passed, data, e);
   if (passed[kOut]->dtype != passed[kTarget]->dtype) return invalid("out dtype != target dtype");
   if (passed[kTarget]->format != passed[kSelf]->format || passed[kOut]->format != passed[kSelf]->format) {
     return invalid("formats of self, target, out differ");
@@ -747,15 +786,32 @@ void CheckTargetGradient(const Checker& check, const Case& c, const std::array<O
 /// of the elements' references, within the sum of their bounds (fp64 accumulation adds a relative
 /// n * 2^-52 of the sum of magnitudes) plus one rounding to out. An empty self gives NaN for mean
 /// and 0 for sum.
+/// What the elements of a loss add up to, for the check of its mean or sum (CheckReducedLoss): the
+/// long double sum of their references, the sums of their magnitudes and error bounds, and whether
+/// an input was NaN or an element is not judged.
+struct LossSums {
+  long double sum = 0;
+  double magnitudes = 0, bounds = 0;
+  bool any_nan = false, unjudged = false;
+  void Add(double loss, double bound) {
+    sum += loss;
+    magnitudes += std::fabs(loss);
+    bounds += bound;
+  }
+};
+
+void CheckReducedLoss(const Checker& check, const Case& c, const std::array<Operand*, kSlots>& ops,
+                      const LossSums& sums, aclDataType compute);
+
 void CheckLoss(const Checker& check, const Case& c, const std::array<Operand*, kSlots>& ops) {
   const int64_t n = Numel(c.self_dims);
   const aclDataType compute = ComputeType(ops), out_dtype = ops[kOut]->plan.dtype;
   const double tiny = SmallestStep(compute);
   const double compute_limit = compute == ACL_DOUBLE ? HUGE_VAL : bce_reliability::OverflowThreshold(ACL_FLOAT);
   Inputs input(c, ops);
-  long double sum = 0;
-  double magnitudes = 0, bounds = 0;
-  bool any_nan = false, unjudged = false;
+  LossSums sums;
+  bool& any_nan = sums.any_nan;
+  bool& unjudged = sums.unjudged;
   for (int64_t i = 0; i < n; ++i) {
     input.Seek(i);
     const double x = *input(kSelf), y = *input(kTarget);
@@ -800,36 +856,126 @@ void CheckLoss(const Checker& check, const Case& c, const std::array<Operand*, k
                              std::fabs(t.pos) >= compute_limit || std::fabs(t.neg) >= compute_limit)) {
       unjudged = true;
     }
-    sum += t.loss;
-    magnitudes += std::fabs(t.loss);
-    bounds += 5.0 * 2 * aclnn_cpu::RoundingOf(compute).unit_roundoff * (std::fabs(t.pos) + std::fabs(t.neg)) *
-                  w_abs +
-              4.0 * tiny * (gain + 1.0);
+    sums.Add(t.loss, 5.0 * 2 * aclnn_cpu::RoundingOf(compute).unit_roundoff * (std::fabs(t.pos) + std::fabs(t.neg)) *
+                         w_abs +
+                     4.0 * tiny * (gain + 1.0));
   }
-  if (c.reduction == 0) return;
+  if (c.reduction != 0) CheckReducedLoss(check, c, ops, sums, compute);
+}
+
+/// The mean or sum of a loss (its one element) against the long double sum of the elements'
+/// references, within the sum of their bounds plus the fp64 accumulation's relative n * 2^-52 of
+/// the sum of magnitudes and one rounding to out. An empty self gives NaN for mean and 0 for sum.
+void CheckReducedLoss(const Checker& check, const Case& c, const std::array<Operand*, kSlots>& ops,
+                      const LossSums& sums, aclDataType compute) {
+  const int64_t n = Numel(c.self_dims);
   const OperandPlan& out = ops[kOut]->plan;
   const double got = aclnn_cpu::LoadAsDouble(ops[kOut]->data, out.dtype, ViewIndices(out).front());
   if (n == 0) {
     if (c.reduction == 1 ? !std::isnan(got) : got != 0.0) check.Fail("the reduced loss of an empty self is wrong");
     return;
   }
-  if (any_nan) {
+  if (sums.any_nan) {
     if (!std::isnan(got)) check.Fail("NaN input gave a non-NaN reduced loss");
     return;
   }
   // A partial sum can overflow (to either infinity) only when the magnitudes add up to the range
   // of fp64, the accumulators' type, although the exact sum is finite: not judged.
-  if (unjudged || magnitudes >= 0.5 * DBL_MAX) return;
+  if (sums.unjudged || sums.magnitudes >= 0.5 * DBL_MAX) return;
   const double scale = c.reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
-  const double ref = static_cast<double>(sum) * scale;
+  const double ref = static_cast<double>(sums.sum) * scale;
   const double eps_o = aclnn_cpu::RoundingOf(out.dtype).unit_roundoff;
-  const double bound = (bounds + magnitudes * static_cast<double>(n) * 0x1p-52) * scale * (1 + eps_o) +
+  const double bound = (sums.bounds + sums.magnitudes * static_cast<double>(n) * 0x1p-52) * scale * (1 + eps_o) +
                        eps_o * std::fabs(ref) + aclnn_cpu::RoundingOf(out.dtype).smallest_subnormal;
   if (!Acceptable(got, ref, bound, compute, out.dtype)) {
     char detail[256];
     std::snprintf(detail, sizeof(detail), "got %.17g, reference %.17g, bound %.3g over %lld elements", got, ref, bound,
                   static_cast<long long>(n));
     check.Fail("reduced loss outside the error bound", detail);
+  }
+}
+
+/// The loss of probabilities (its header's contract): for x in [0, 1], the long double
+///   loss = (y min(-log x, 100) + (1 - y) min(-log1p(-x), 100)) w
+/// within 6 ULP of the compute type on the sum of the terms' magnitudes (the logs' 2.06 ULP and four
+/// roundings), one rounding to out and a few of the compute type's smallest steps magnified by
+/// the factors after them; x outside [0, 1] or a NaN input gives NaN. Infinite labels or weights
+/// are not judged.
+void CheckProbabilityLoss(const Checker& check, const Case& c, const std::array<Operand*, kSlots>& ops) {
+  const int64_t n = Numel(c.self_dims);
+  const aclDataType compute = ComputeType(ops), out_dtype = ops[kOut]->plan.dtype;
+  const double eps_c = 2 * aclnn_cpu::RoundingOf(compute).unit_roundoff, tiny = SmallestStep(compute);
+  const double eps_o = aclnn_cpu::RoundingOf(out_dtype).unit_roundoff;
+  Inputs input(c, ops);
+  LossSums sums;
+  for (int64_t i = 0; i < n; ++i) {
+    input.Seek(i);
+    const double x = *input(kSelf), y = *input(kTarget), w = input(kWeight).value_or(1.0);
+    if (std::isnan(x) || std::isnan(y) || std::isnan(w) || !(x >= 0 && x <= 1)) {
+      sums.any_nan = true;
+      if (c.reduction == 0 && !std::isnan(input.Output(kOut))) {
+        check.Fail("a NaN input or an x outside [0, 1] gave a non-NaN loss", "element " + std::to_string(i));
+      }
+      continue;
+    }
+    if (std::isinf(y) || std::isinf(w)) {
+      sums.unjudged = true;
+      continue;
+    }
+    const long double a = std::min(-std::log(static_cast<long double>(x)), 100.0L);
+    const long double b = std::min(-std::log1p(-static_cast<long double>(x)), 100.0L);
+    const long double pos = y * a, neg = (1 - static_cast<long double>(y)) * b;
+    const double loss = static_cast<double>((pos + neg) * w);
+    const double terms = static_cast<double>(std::fabs(pos) + std::fabs(neg)) * std::fabs(w);
+    const double gain = (std::fabs(y) + std::fabs(1 - y) + 200.0) * (std::fabs(w) + 1.0);
+    const double bound = 6.0 * eps_c * terms + 4.0 * tiny * gain;
+    if (c.reduction == 0) {
+      const double got = input.Output(kOut);
+      const double out_bound = bound * (1 + eps_o) + eps_o * std::fabs(loss) + aclnn_cpu::RoundingOf(out_dtype).smallest_subnormal;
+      if (!Acceptable(got, loss, out_bound, compute, out_dtype)) {
+        FailElement(check, "loss of probabilities outside the error bound", i, got, loss, out_bound, input);
+      }
+      continue;
+    }
+    sums.Add(loss, bound);
+  }
+  if (c.reduction != 0) CheckReducedLoss(check, c, ops, sums, compute);
+}
+
+/// Its gradient (the header's contract), in long double:
+///   g = dout (x - y) / max((1 - x) x, floor) w [/ N],  floor = fp32's 1e-12 (PyTorch's)
+/// within 4 ULP of the compute type (seven roundings of half an ULP), one rounding to out, and the
+/// compute type's smallest steps magnified by the division and the factors after it. NaN in gives
+/// NaN; infinite operands, and quotients beyond the compute type's range (their product by the
+/// weight is then IEEE's, not the exact value's), are not judged.
+void CheckProbabilityGradient(const Checker& check, const Case& c, const std::array<Operand*, kSlots>& ops) {
+  const int64_t n = Numel(c.self_dims);
+  const aclDataType compute = ComputeType(ops), out_dtype = ops[kOut]->plan.dtype;
+  const double eps_c = 2 * aclnn_cpu::RoundingOf(compute).unit_roundoff, tiny = SmallestStep(compute);
+  const double eps_o = aclnn_cpu::RoundingOf(out_dtype).unit_roundoff;
+  const long double floor = static_cast<long double>(1e-12f);
+  const long double divisor = c.reduction == 1 && n > 1 ? static_cast<long double>(n) : 1.0L;
+  const long double limit = compute == ACL_DOUBLE ? static_cast<long double>(DBL_MAX) : static_cast<long double>(FLT_MAX);
+  Inputs input(c, ops);
+  for (int64_t i = 0; i < n; ++i) {
+    input.Seek(i);
+    const double x = *input(kSelf), y = *input(kTarget), dout = *input(kDout), w = input(kWeight).value_or(1.0);
+    const double got = input.Output(kOut);
+    if (std::isnan(x) || std::isnan(y) || std::isnan(dout) || std::isnan(w)) {
+      if (!std::isnan(got)) check.Fail("NaN input gave a non-NaN gradient", "element " + std::to_string(i));
+      continue;
+    }
+    if (std::isinf(x) || std::isinf(y) || std::isinf(dout) || std::isinf(w)) continue;
+    const long double lx = x, num = dout * (lx - y), den = std::max((1 - lx) * lx, floor);
+    const long double q = num / den;
+    if (std::fabs(num) > limit || std::fabs(q) > limit || std::fabs(q * w) > limit) continue;
+    const double g = static_cast<double>(q * w / divisor);
+    const double gain = (std::fabs(dout) + std::fabs(x - y) + 2.0) * (std::fabs(w) + 1.0) / static_cast<double>(den);
+    const double bound = (4.0 * eps_c * std::fabs(g) + 4.0 * tiny * gain) * (1 + eps_o) + eps_o * std::fabs(g) +
+                         aclnn_cpu::RoundingOf(out_dtype).smallest_subnormal;
+    if (!Acceptable(got, g, bound, compute, out_dtype)) {
+      FailElement(check, "gradient of probabilities outside the error bound", i, got, g, bound, input);
+    }
   }
 }
 
@@ -926,7 +1072,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       op->tensor = aclCreateTensor(p.dims.data(), p.dims.size(), p.dtype, p.strides.data(), p.offset, p.format,
                                    storage_dims.data(), storage_dims.size(), op->data);
     } else {
-      Materialise(*op, slot, rng);
+      const apis::Operand* listed = apis::Get(c.op).Find(kSlotRoles[slot]);
+      Materialise(*op, slot, rng, listed != nullptr && listed->domain == apis::Domain::kUnitInterval);
     }
     // Layouts are valid by construction: only a dtype without a size may be refused.
     if (op->tensor == nullptr && aclDataTypeSize(op->plan.dtype) != 0) {
@@ -1060,6 +1207,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (c.op == kTargetBackward) CheckTargetGradient(check, c, ops);
   if (c.op == kForward || c.op == kFused) CheckLoss(check, c, ops);
   if (c.op == kFused) CheckGradient(check, c, ops, kGrad);
+  if (c.op == kProbLoss) CheckProbabilityLoss(check, c, ops);
+  if (c.op == kProbBackward) CheckProbabilityGradient(check, c, ops);
   // An output over another operand's storage: the bytes outside both views are checked below.
   if (!grad_over_ok) {
     CheckOutsideViewUntouched(check, *ops[kOut], ops[kOut]->before);

@@ -4,10 +4,10 @@
 /// CPU.
 ///
 ///   x = self, y = target, dout = gradOutput, w = weightOptional (1 without)
-///   out = dout * (x - y) / max((1 - x) * x, 1e-12) * w,  divided by N = numel(self) for mean
+///   out = dout * (x - y) / max((1 - x) * x, eps) * w,  divided by N = numel(self) for mean
 ///
-/// The floor 1e-12 (in the compute type) is PyTorch's: x = 0 or x = 1 gives a large finite
-/// gradient, not infinity. Computed per element in fp32 for fp32/fp16/bf16 inputs (fp64 when any
+/// The floor eps is PyTorch's, fp32's 1e-12 (9.99999996e-13) for fp64 inputs too: x = 0 or x = 1
+/// gives a large finite gradient, not infinity. Computed per element in fp32 for fp32/fp16/bf16 inputs (fp64 when any
 /// input is fp64) and rounded once to out: within 5 ULP of the exact value of the formula in the
 /// compute type (mean's 1/N is one more rounding). x - y and 1 - x are differences rounded once,
 /// so nothing cancels beyond them. Any x is computed by the formula (PyTorch's backward does not

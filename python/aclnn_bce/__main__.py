@@ -69,8 +69,8 @@ def _float_arg(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Golden data for NPU kernels of binary cross entropy with logits "
-                "(forward, backward, target-backward, fused), and the comparison of an NPU's output with it.",
+    p = _Parser(prog=PROG, description="Golden data for NPU kernels of binary cross entropy with logits and on "
+                f"probabilities ({', '.join(_golden.OPS)}), and the comparison of an NPU's output with it.",
                 epilog="Exit status: 0 ok / PASS, 1 FAIL, 2 usage or file error. See docs/golden.md.")
     sub = p.add_subparsers(dest="command", metavar="{golden,gen,compare}", parser_class=_Parser)
 
@@ -78,9 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Compute an operator's golden outputs from .npy or raw .bin inputs.")
     g.add_argument("--op", required=True, choices=_golden.OPS)
     g.add_argument("--reduction", default="mean", choices=("none", "mean", "sum"))
-    helps = {"input": "the logits (self)", "target": "the labels (target-backward reads only its dtype and shape)",
+    helps = {"input": "the logits (self; the probabilities for the operators on probabilities: "
+                      + ", ".join(op for op in _golden.OPS if _golden.takes_probabilities(op)) + ")", "target": "the labels (target-backward reads only its dtype and shape)",
              "weight": "optional weight, broadcast to input", "pos-weight": "optional pos_weight, broadcast to input",
-             "grad-output": "the incoming gradient: required by backward and target-backward; fused takes an "
+             "grad-output": "the incoming gradient: required by "
+                            + ", ".join(op for op in _golden.OPS if _golden.needs_grad_output(op)) + "; fused takes an "
                             "optional one-element one"}
     for stem, _ in OPERANDS:
         g.add_argument(f"--{stem}", required=stem in ("input", "target"), metavar="FILE",
@@ -188,18 +190,19 @@ def cmd_golden(args) -> int:
             operands[key] = read_array(path, own_dtype or args.dtype,
                                        own_shape if own_shape is not None else args.shape)
     names = _golden.output_names(args.op)
-    if args.op != "fused" and (args.grad_out or args.grad_out_npy or args.grad_out_bin):
+    two_outputs = len(names) > 1  # fused: the loss and the gradient
+    if not two_outputs and (args.grad_out or args.grad_out_npy or args.grad_out_bin):
         raise UsageError(f"--grad-out* is for --op fused (the gradient); --op {args.op} writes with --out*")
     outs_main = (args.out, args.out_npy, args.out_bin)
     outs_grad = (args.grad_out, args.grad_out_npy, args.grad_out_bin)
     if not any(outs_main) and not any(outs_grad):
         raise UsageError("no output file: give --out FILE (or --out-npy / --out-bin" +
-                         (", --grad-out" if args.op == "fused" else "") + ")")
+                         (", --grad-out" if two_outputs else "") + ")")
     results = _golden.compute_golden(args.op, operands["input"], operands["target"], operands["weight"],
                                      operands["pos_weight"], operands["grad_output"], args.reduction,
                                      args.precision, args.out_dtype)
     report, files = [], []
-    for name, paths in zip(names, (outs_main, outs_grad) if args.op == "fused" else (outs_main,)):
+    for name, paths in zip(names, (outs_main, outs_grad)):
         these = _files(results[name], *paths)
         if these:
             files += these
@@ -216,8 +219,11 @@ _GOLDEN_FILES = {"loss": "golden_loss", "grad_input": "golden_grad_input", "grad
 
 
 def cmd_gen(args) -> int:
-    if args.with_grad_output and args.op != "fused":
+    if args.with_grad_output and (_golden.needs_grad_output(args.op) or not _golden.takes(args.op, "grad_output")):
         raise UsageError("--with-grad-output is for --op fused (the backward operators always get one)")
+    for option, role in (("--with-weight", "weight"), ("--with-pos-weight", "pos_weight")):
+        if getattr(args, option[2:].replace("-", "_")) and not _golden.takes(args.op, role):
+            raise UsageError(f"{option}: --op {args.op} takes no {role}")
     _check_case_memory(args)
     case = _golden.generate_inputs(args.op, args.shape, args.dtype, args.seed, args.reduction,
                                    args.with_weight, args.with_pos_weight, args.with_grad_output,

@@ -1,4 +1,4 @@
-"""The four operators on arrays: numpy arrays and CPU torch tensors, without copying.
+"""The operators on arrays: numpy arrays and CPU torch tensors, without copying.
 
 Every function describes its arrays to the library as they are (shape, strides, dtype, data
 pointer), runs the operator's two phases with the GIL released and waits for the result before it
@@ -13,7 +13,9 @@ same form. Two kinds of array are read and written through copies, with the alia
 (Note [Copies in the general path]): numpy views with negative strides and lazy torch tensors.
 Every torch tensor written has its version counter bumped as by an in-place operation; an out=
 that requires grad under grad mode is refused as PyTorch refuses it. The functions record no
-autograd (``aclnn_bce.torch`` is the differentiable interface).
+autograd (``aclnn_bce.torch`` is the differentiable interface). binary_cross_entropy (on
+probabilities) also raises PyTorch's ``RuntimeError`` for an input or target outside [0, 1]
+(Note [Probabilities are checked here]).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ __all__ = [
     "binary_cross_entropy_with_logits_backward",
     "binary_cross_entropy_with_logits_target_backward",
     "binary_cross_entropy_with_logits_fused",
+    "binary_cross_entropy",
+    "binary_cross_entropy_backward",
     "prepare",
     "PreparedCall",
     "REDUCTIONS",
@@ -43,6 +47,7 @@ REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 # The operators, by the library's API list (Note [One op list]; the extension's enum Op).
 _FORWARD, _BACKWARD = _ext.Op.forward, _ext.Op.backward
 _TARGET_BACKWARD, _FUSED = _ext.Op.target_backward, _ext.Op.fused
+_BCE, _BCE_BACKWARD = _ext.Op.bce, _ext.Op.bce_backward
 #: Each operator's operands by role (input, target, weight, ...): {op: {role: kind}}, the kinds of
 #: the API list (input, optional_input, output, reduced_output, int64).
 _OPERANDS = {op: {role: kind for _, role, kind in _ext.api(op)[1]} for op in _ext.Op}
@@ -51,6 +56,9 @@ _OPERANDS = {op: {role: kind for _, role, kind in _ext.api(op)[1]} for op in _ex
 _REDUCED_OUT = frozenset(op for op, roles in _OPERANDS.items() if roles.get("out") == "reduced_output")
 _NEEDS_GRAD_OUTPUT = frozenset(op for op, roles in _OPERANDS.items() if roles.get("grad_output") == "input")
 _WRITES_GRAD_INPUT = frozenset(op for op, roles in _OPERANDS.items() if "grad_input" in roles)
+#: The operators whose outputs have input's dtype (the API list's "dtype of" self); the others'
+#: have target's.
+_OUT_LIKE_INPUT = frozenset(op for op in _ext.Op if _ext.operand_facts(op)["out"]["dtype_of"] == "input")
 # The bits of the extension's bf16_mask, by role (the list's order of roles).
 _BF16_BIT = {role: 1 << i for i, role in enumerate(_ext.ROLES)}
 _DTYPE = _ext.DType
@@ -398,11 +406,12 @@ def _call(op: Any, input: Array, target: Array, weight: Any, pos_weight: Any, gr
             and (grad_output is not None or op not in _NEEDS_GRAD_OUTPUT)
             and (out is None or (_plain(out) and out.flags.writeable))
             and (grad_input is None or (_plain(grad_input) and grad_input.flags.writeable))):
+        dtype = input.dtype if op in _OUT_LIKE_INPUT else target.dtype
         if out is None:  # (_out_shape inlined: the fast path's cost is per call)
-            result = _fresh_numpy(() if red != 0 and op in _REDUCED_OUT else input.shape, target.dtype)
+            result = _fresh_numpy(() if red != 0 and op in _REDUCED_OUT else input.shape, dtype)
         else:
             result = out
-        grad = _fresh_numpy(input.shape, target.dtype) if op in _WRITES_GRAD_INPUT and grad_input is None else grad_input
+        grad = _fresh_numpy(input.shape, dtype) if op in _WRITES_GRAD_INPUT and grad_input is None else grad_input
         try:
             _ext.run(op, red, 0, input=input, target=target, weight=weight, pos_weight=pos_weight,
                      grad_output=grad_output, out=result, grad_input=grad)
@@ -436,7 +445,8 @@ _torch_call = _ext.torch_call
 
 _OP_NAMES = {_FORWARD: "binary_cross_entropy_with_logits", _BACKWARD: "binary_cross_entropy_with_logits_backward",
              _TARGET_BACKWARD: "binary_cross_entropy_with_logits_target_backward",
-             _FUSED: "binary_cross_entropy_with_logits_fused"}
+             _FUSED: "binary_cross_entropy_with_logits_fused", _BCE: "binary_cross_entropy",
+             _BCE_BACKWARD: "binary_cross_entropy_backward"}
 
 
 def _describe(op: Any, input: Array, target: Array, weight: Any, pos_weight: Any, grad_output: Any, out: Any,
@@ -455,10 +465,11 @@ def _describe(op: Any, input: Array, target: Array, weight: Any, pos_weight: Any
     g = call.operand(grad_output, "grad_output")
     if g is None and op in _NEEDS_GRAD_OUTPUT:
         raise TypeError("grad_output must be an array or a number, not None")
-    written, returned = call.output(out, "out", _out_shape(op, red, input), target.dtype)
+    out_dtype = input.dtype if op in _OUT_LIKE_INPUT else target.dtype
+    written, returned = call.output(out, "out", _out_shape(op, red, input), out_dtype)
     grad_written = grad = None
     if op in _WRITES_GRAD_INPUT:
-        grad_written, grad = call.output(grad_input, "grad_input", tuple(input.shape), target.dtype)
+        grad_written, grad = call.output(grad_input, "grad_input", tuple(input.shape), out_dtype)
     torch = call.torch
     if torch is not None and torch.is_grad_enabled():
         # PyTorch refuses an out= that requires grad under grad mode (its message): autograd cannot
@@ -574,6 +585,135 @@ def binary_cross_entropy_with_logits_fused(
     return result
 
 
+# Note [Probabilities are checked here]
+# PyTorch's CPU kernel of binary_cross_entropy raises RuntimeError "all elements of input should be
+# between 0 and 1" (and "... of target ...") for a value outside [0, 1] or NaN; the library
+# computes on without a check, as the NPU does: an input outside [0, 1] gives NaN for its element
+# and for mean and sum, a target outside it is computed by the formula. binary_cross_entropy raises
+# as PyTorch does, after the checks of form (dtypes, shapes, devices: the library's and this
+# layer's refusals come first, as PyTorch's ValueError for a target size does) and at this cost:
+# - target: one pass over it before the call (torch.aminmax: one read of target; numpy: min and
+#   max, two reads), since nothing in the library's result tells of a target outside [0, 1];
+# - input, reduction 'none' or a given out=: one pass over it before the call as for target (the
+#   result cannot tell: an in-place out= overwrites input);
+# - input, 'mean' and 'sum' into a new result: no pass while the loss is not NaN (an input outside
+#   [0, 1] makes it NaN); a NaN loss is followed by one pass over input to tell that from a NaN
+#   weight (or the NaN mean of an empty input). That pass reads the caller's input after the call: nothing aliases it,
+#   since the result is new.
+# Where target is out of range the input is checked first all the same, so the message is
+# PyTorch's for an input and a target both out of range. Only arrays the library reads as they
+# are (numpy arrays and CPU strided torch tensors of the four float dtypes, target of input's
+# shape) are checked: anything else is refused by the call itself. A prepared call
+# (prepare(binary_cross_entropy, ...)) checks nothing at its runs: it gives the library's NaN.
+# The backward checks nothing (PyTorch's does not either).
+
+_FLOAT_TORCH_DTYPE_NAMES = ("float16", "bfloat16", "float32", "float64")
+
+
+def _checkable(x: Any) -> bool:
+    """Whether x is an array whose values the range check can read as they are (Note
+    [Probabilities are checked here]): a numpy array of a float dtype, a dense CPU torch tensor of
+    one with memory of its own."""
+    if isinstance(x, np.ndarray):
+        return (x.dtype.kind == "f" and x.dtype.isnative and x.dtype.itemsize <= 8) or x.dtype == _NP_BF16
+    torch = _torch_module()
+    if torch is None or not isinstance(x, torch.Tensor):
+        return False
+    return (str(x.dtype)[6:] in _FLOAT_TORCH_DTYPE_NAMES and x.device.type == "cpu" and x.layout is torch.strided
+            and not x.is_nested and not x._python_dispatch and not torch._C._functorch.is_functorch_wrapped_tensor(x)
+            and not torch._is_functional_tensor(x))
+
+
+def _in_unit_interval(x: Any) -> bool:
+    """False for an array with an element outside [0, 1] or NaN; True for one without, and for
+    anything the range check does not read (_checkable)."""
+    if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool):
+        return 0 <= x <= 1
+    if not _checkable(x) or math.prod(x.shape) == 0:
+        return True
+    if isinstance(x, np.ndarray):
+        low, high = x.min(), x.max()  # NaN propagates: both comparisons then fail
+    else:
+        low, high = (v.item() for v in x.detach().aminmax())
+    return bool(low >= 0 and high <= 1)
+
+
+def _same_shape(input: Any, target: Any) -> bool:
+    shape = getattr(target, "shape", ())
+    return tuple(getattr(input, "shape", ())) == tuple(shape)
+
+
+def _check_probabilities(input: Any, target: Any, check_input: bool) -> None:
+    """PyTorch's RuntimeError for an input (when ``check_input``) or a target outside [0, 1]
+    (Note [Probabilities are checked here])."""
+    if not _checkable(input) or not _same_shape(input, target):
+        return  # the call refuses the shapes (as PyTorch does) or the input first
+    if not isinstance(target, (float, int, np.floating, np.integer)) and \
+            isinstance(target, np.ndarray) != isinstance(input, np.ndarray):
+        return  # numpy with torch: the call refuses the mix first
+    target_ok = _in_unit_interval(target)
+    if (check_input or not target_ok) and not _in_unit_interval(input):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if not target_ok:
+        raise RuntimeError("all elements of target should be between 0 and 1")
+
+
+def binary_cross_entropy(
+    input: Array,
+    target: Array,
+    weight: Optional[Array] = None,
+    reduction: Union[str, int] = "mean",
+    out: Optional[Array] = None,
+) -> Array:
+    """The loss of probabilities, ``aclnnBinaryCrossEntropy`` (PyTorch's ``binary_cross_entropy``):
+    per element ``-weight * (y * max(log(x), -100) + (1 - y) * max(log(1 - x), -100))``, then
+    ``reduction``.
+
+    input (probabilities) and target have one shape; weight broadcasts to it (a Python number
+    too). The result has input's dtype: input's shape for 'none', a 0-dim array for 'mean' and
+    'sum' (deterministic: the same bits for any thread count; an empty input gives NaN for 'mean'
+    and 0 for 'sum'). x = 0 or 1 gives a finite loss (the log terms are clamped at -100, as in
+    PyTorch). Raises ``RuntimeError("all elements of input should be between 0 and 1")`` (and the
+    same for target) as PyTorch's CPU kernel does, at the cost Note [Probabilities are checked
+    here] gives; a 'mean' / 'sum' ``out`` then holds NaN. Any strides, 0-dim arrays and float16 /
+    bfloat16 / float32 / float64 in any mix (computed in float32, or float64 when an operand is
+    float64); ``out`` receives the result in place and is returned.
+    """
+    red = REDUCTIONS.get(reduction) if type(reduction) is str else None
+    if red is None:
+        red = _reduction_value(reduction)  # its refusal of a name comes before the range check
+    new_loss = out is None and red in (1, 2)
+    _check_probabilities(input, target, check_input=not new_loss)
+    result = _torch_call(_BCE, reduction, input=input, target=target, weight=weight, out=out)
+    if result is None:
+        result = _call(_BCE, input, target, weight, None, None, reduction, out, None)
+    if new_loss and math.isnan(float(result)) and not _in_unit_interval(input):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    return result
+
+
+def binary_cross_entropy_backward(
+    grad_output: Union[Array, Scalar],
+    input: Array,
+    target: Array,
+    weight: Optional[Array] = None,
+    reduction: Union[str, int] = "mean",
+    out: Optional[Array] = None,
+) -> Array:
+    """The gradient of :func:`binary_cross_entropy` with respect to input,
+    ``aclnnBinaryCrossEntropyBackward`` (PyTorch's ``binary_cross_entropy_backward``):
+    ``grad_output * (x - y) / max((1 - x) * x, 1e-12) * weight`` (``/ N`` for 'mean'): x = 0 or 1
+    gives a large finite gradient. grad_output, target and weight broadcast to input's shape
+    (grad_output may be a Python number); the result has input's shape and dtype. No range check
+    (PyTorch's backward has none): any x is computed by the formula.
+    """
+    result = _torch_call(_BCE_BACKWARD, reduction, input=input, target=target, weight=weight,
+                         grad_output=grad_output, out=out)
+    if result is None:
+        result = _call(_BCE_BACKWARD, input, target, weight, None, grad_output, reduction, out, None)
+    return result
+
+
 # ------------------------------------------------------------------------------------------------
 # Prepared calls: the first phase once, the second phase at every call (a repeatable executor).
 
@@ -582,11 +722,13 @@ _OPS = {
     binary_cross_entropy_with_logits_backward: _BACKWARD,
     binary_cross_entropy_with_logits_target_backward: _TARGET_BACKWARD,
     binary_cross_entropy_with_logits_fused: _FUSED,
+    binary_cross_entropy: _BCE,
+    binary_cross_entropy_backward: _BCE_BACKWARD,
 }
 
 
 class PreparedCall:
-    """A call of one of the four functions whose checks, plan and workspace were made once by
+    """A call of one of the operator functions whose checks, plan and workspace were made once by
     :func:`prepare`. Calling it runs the operator again over the same arrays' *current contents*
     and returns the same output array(s) each time (written in place). ``close()`` (or leaving a
     ``with`` block) frees the executor; a closed call raises ``RuntimeError``.
@@ -623,7 +765,7 @@ class PreparedCall:
 
 
 def prepare(function: Any, *args: Any, **kwargs: Any) -> PreparedCall:
-    """Prepares ``function(*args, **kwargs)`` (one of the four operator functions of this module)
+    """Prepares ``function(*args, **kwargs)`` (one of the six operator functions of this module)
     for repeated calls: the library checks the arguments and plans the call once (the first
     phase, kept as a repeatable executor, ``aclSetAclOpExecutorRepeatable``), and each call of
     the returned :class:`PreparedCall` runs only the operator over the arrays' current contents,
@@ -650,8 +792,9 @@ def prepare(function: Any, *args: Any, **kwargs: Any) -> PreparedCall:
     """
     op = _OPS.get(function)
     if op is None:
-        raise TypeError("function must be one of aclnn_bce's four operator functions "
-                        "(binary_cross_entropy_with_logits, ..._backward, ..._target_backward, ..._fused)")
+        raise TypeError("function must be one of aclnn_bce's four operator functions with logits "
+                        "(binary_cross_entropy_with_logits, ..._backward, ..._target_backward, ..._fused) or "
+                        "binary_cross_entropy, binary_cross_entropy_backward")
     try:
         bound = inspect.signature(function).bind(*args, **kwargs)
     except TypeError as e:

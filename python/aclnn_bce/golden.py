@@ -1,8 +1,9 @@
-"""Golden data for NPU kernels of the four operators, and the comparison of an NPU's output with it.
+"""Golden data for NPU kernels of the library's operators, and the comparison of an NPU's output with it.
 
 * :func:`compute_golden` runs one operator on arrays (by default in float64, every operand widened
   exactly, the result rounded once to the output dtype) and returns its outputs by name.
-* :func:`generate_inputs` makes a seeded random case (logits spread around 0, labels in [0, 1]).
+* :func:`generate_inputs` makes a seeded random case (logits spread around 0, or probabilities for
+  the operators on probabilities; labels in [0, 1]).
 * :func:`compare` judges an output against the golden under the precision standard of the
   output's dtype (:data:`STANDARDS`) and :func:`format_report` prints the verdict as a table.
 
@@ -18,11 +19,15 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import _aclnn_bce as _ext
 from . import _api
 from .npy import DTYPES, dtype_from_name, dtype_name
 
 __all__ = [
     "OPS",
+    "needs_grad_output",
+    "takes",
+    "takes_probabilities",
     "STANDARDS",
     "Standard",
     "GoldenError",
@@ -37,8 +42,27 @@ __all__ = [
     "FLOOR_SCALE",
 ]
 
-#: The operators by their command-line name.
-OPS = ("forward", "backward", "target-backward", "fused")
+# Note [The golden tool's operators]
+# The operators are the library's API list (the enum aclnn_bce.Op), by their short names with '_'
+# spelled '-' (forward, backward, target-backward, fused, bce, bce-backward, ...), and what the tool
+# does with each comes from the list's operands: which operands it takes (a pos_weight given to an
+# operator without one is refused), whether grad_output is required (an input) or optional, and
+# its outputs, named by kind: a reduced output is the loss; another output is named by CANN's
+# parameter (gradTarget: grad_target, gradInput: grad_input), and "out" is the gradient with
+# respect to input. Whether input holds logits or probabilities, which generate_inputs needs, is
+# the list's domain of input (ACLNN_PROBABILITY_INPUT: operand_facts' "unit_interval").
+
+
+def _cli_name(op: "_ext.Op") -> str:
+    return op.name.replace("_", "-")
+
+
+#: The operators by their command-line name (Note [The golden tool's operators]).
+OPS = tuple(_cli_name(op) for op in _ext.Op)
+_OP_OF = {_cli_name(op): op for op in _ext.Op}
+#: Each operator's operands: {name: {role: kind}} (kinds as aclnn_bce._aclnn_bce.api() gives them).
+_ROLES = {name: {role: kind for _, role, kind in _ext.api(op)[1]} for name, op in _OP_OF.items()}
+_OPERAND_ROLES = ("input", "target", "weight", "pos_weight", "grad_output")
 
 
 class GoldenError(ValueError):
@@ -81,11 +105,37 @@ STANDARDS: Dict[str, Standard] = {
 FLOOR_SCALE = 1e-3
 
 
+def _snake(parameter: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in parameter)
+
+
 def output_names(op: str) -> Tuple[str, ...]:
-    """The names of an operator's outputs: ('loss',), ('grad_input',), ('grad_target',) or
-    ('loss', 'grad_input') for fused."""
-    return {"forward": ("loss",), "backward": ("grad_input",), "target-backward": ("grad_target",),
-            "fused": ("loss", "grad_input")}[_check_op(op)]
+    """The names of an operator's outputs, in the API's order (Note [The golden tool's
+    operators]): ('loss',) for the forward operators, ('grad_input',) for the backward ones,
+    ('grad_target',) for target-backward, ('loss', 'grad_input') for fused."""
+    names = []
+    for parameter, role, kind in _ext.api(_OP_OF[_check_op(op)])[1]:
+        if kind == "reduced_output":
+            names.append("loss")
+        elif kind == "output":
+            names.append("grad_input" if parameter == "out" else _snake(parameter))
+    return tuple(names)
+
+
+def needs_grad_output(op: str) -> bool:
+    """Whether the operator requires a grad_output (the backward operators)."""
+    return _ROLES[_check_op(op)].get("grad_output") == "input"
+
+
+def takes(op: str, role: str) -> bool:
+    """Whether the operator takes the operand ``role`` (input, target, weight, pos_weight, grad_output)."""
+    return role in _ROLES[_check_op(op)]
+
+
+def takes_probabilities(op: str) -> bool:
+    """Whether the operator's input holds probabilities rather than logits (Note [The golden
+    tool's operators])."""
+    return _ext.operand_facts(_OP_OF[_check_op(op)])["input"]["domain"] == "unit_interval"
 
 
 def _check_op(op: str) -> str:
@@ -103,36 +153,37 @@ def compute_golden(op: str, input: np.ndarray, target: np.ndarray, weight: Optio
     ``precision="float64"`` (the golden): every operand is widened to float64 (exactly) and the
     operator computes in float64; the result is rounded once to ``out_dtype``. ``"native"``: the
     operator runs on the operands as they are (fp16/bf16/fp32 compute in fp32, as the NPU kernels
-    do) and the result has target's dtype before it is converted to ``out_dtype``. ``out_dtype``
-    defaults to target's dtype, the dtype the operator's output has.
+    do) and the result has the operator's output dtype before it is converted to ``out_dtype``.
+    ``out_dtype`` defaults to the dtype the operator's output has: target's, input's for the
+    operators on probabilities (bce, bce-backward). Those take input as the NPU does: a value
+    outside [0, 1] gives NaN (the library's result; ``aclnn_bce.binary_cross_entropy`` raises
+    there as PyTorch does, an NPU kernel computes on).
     """
     _check_op(op)
     if precision not in ("float64", "native"):
         raise GoldenError(f"precision must be 'float64' or 'native', not {precision!r}")
     if reduction not in _api.REDUCTIONS:
         raise GoldenError(f"reduction must be one of none, mean, sum, not {reduction!r}")
-    if op in ("backward", "target-backward") and grad_output is None:
+    if needs_grad_output(op) and grad_output is None:
         raise GoldenError(f"operator {op} needs a grad_output")
     operands = [input, target, weight, pos_weight, grad_output]
-    for name, arr in zip(("input", "target", "weight", "pos_weight", "grad_output"), operands):
+    for name, arr in zip(_OPERAND_ROLES, operands):
         if arr is not None:
+            if not takes(op, name):
+                raise GoldenError(f"operator {op} takes no {name}")
             dtype_name(arr.dtype)  # only the four float dtypes
-    result_dtype = DTYPES[dtype_name(target.dtype)] if out_dtype is None else dtype_from_name(out_dtype)
+    like = input if _OP_OF[op] in _api._OUT_LIKE_INPUT else target
+    result_dtype = DTYPES[dtype_name(like.dtype)] if out_dtype is None else dtype_from_name(out_dtype)
     if precision == "float64":
         operands = [None if a is None else np.asarray(a).astype(np.float64) for a in operands]
     x, y, w, pw, g = operands
     try:
-        if op == "forward":
-            outs = {"loss": _api.binary_cross_entropy_with_logits(x, y, w, pw, reduction)}
-        elif op == "backward":
-            outs = {"grad_input": _api.binary_cross_entropy_with_logits_backward(g, x, y, w, pw, reduction)}
-        elif op == "target-backward":
-            outs = {"grad_target": _api.binary_cross_entropy_with_logits_target_backward(g, x, y, w, pw, reduction)}
-        else:
-            loss, grad = _api.binary_cross_entropy_with_logits_fused(x, y, w, pw, reduction, grad_output=g)
-            outs = {"loss": loss, "grad_input": grad}
+        # The operator's call itself (no range check of probabilities: the NPU's semantics).
+        results = _api._call(_OP_OF[op], x, y, w, pw, g, reduction, None, None)
     except (TypeError, ValueError) as e:
         raise GoldenError(_one_line(e)) from None
+    names = output_names(op)
+    outs = dict(zip(names, results if len(names) > 1 else (results,)))
     return {k: _cast(v, result_dtype) for k, v in outs.items()}
 
 
@@ -151,24 +202,33 @@ def generate_inputs(op: str, shape: Sequence[int], dtype: str = "float32", seed:
                     reduction: str = "mean", with_weight: bool = False, with_pos_weight: bool = False,
                     with_grad_output: bool = False, logit_scale: float = 4.0,
                     hard_labels: bool = False) -> Dict[str, np.ndarray]:
-    """A seeded random case: ``input`` (logits ~ N(0, logit_scale^2)), ``target`` (uniform in
+    """A seeded random case: ``input`` (logits ~ N(0, logit_scale^2); for the operators on
+    probabilities, the sigmoid of such logits: probabilities in (0, 1)), ``target`` (uniform in
     [0, 1], or 0/1 with ``hard_labels``), optional ``weight`` (uniform in [0.5, 1.5], input's shape)
     and ``pos_weight`` (uniform in [0.5, 3], shape [C] for the last dimension C, as PyTorch's
     per-class pos_weight), and ``grad_output`` (magnitude in [0.5, 1.5], random sign): input's shape
     for reduction none, 0-dim for mean and sum; the backward operators always get one, fused only
-    with ``with_grad_output`` (0-dim: fused takes one element). Everything in ``dtype``."""
+    with ``with_grad_output`` (0-dim: fused takes one element). Everything in ``dtype``. An
+    operand the operator does not take is refused (GoldenError)."""
     _check_op(op)
+    for role, asked in (("weight", with_weight), ("pos_weight", with_pos_weight), ("grad_output", with_grad_output)):
+        if asked and not takes(op, role):
+            raise GoldenError(f"operator {op} takes no {role}")
     dt = dtype_from_name(dtype)
     shape = tuple(int(d) for d in shape)
     rng = np.random.default_rng(seed)
-    case = {"input": rng.standard_normal(shape) * float(logit_scale)}
+    logits = rng.standard_normal(shape) * float(logit_scale)
+    if takes_probabilities(op):
+        with np.errstate(over="ignore"):  # exp(-x) of a very negative logit: inf, the probability 0
+            logits = 1.0 / (1.0 + np.exp(-logits))
+    case = {"input": logits}
     case["target"] = (rng.random(shape) < 0.5).astype(np.float64) if hard_labels else rng.random(shape)
     if with_weight:
         case["weight"] = rng.uniform(0.5, 1.5, shape)
     if with_pos_weight:
         case["pos_weight"] = rng.uniform(0.5, 3.0, shape[-1:])
-    if op in ("backward", "target-backward") or with_grad_output:
-        g_shape = shape if reduction == "none" and op != "fused" else ()
+    if needs_grad_output(op) or with_grad_output:
+        g_shape = shape if reduction == "none" and needs_grad_output(op) else ()
         case["grad_output"] = rng.uniform(0.5, 1.5, g_shape) * rng.choice([-1.0, 1.0], g_shape)
     return {k: np.asarray(v).astype(dt) for k, v in case.items()}
 
@@ -192,9 +252,9 @@ def case_bytes(op: str, shape: Sequence[int], dtype: str = "float32", reduction:
         nonzero *= max(d, 1)
     if nonzero >= 2**63:
         return None
-    full_inputs = 2 + int(with_weight) + int(op in ("backward", "target-backward") and reduction == "none")
-    full_outputs = {"forward": int(reduction == "none"), "backward": 1, "target-backward": 1,
-                    "fused": 1 + int(reduction == "none")}[op]
+    full_inputs = 2 + int(with_weight) + int(needs_grad_output(op) and reduction == "none")
+    full_outputs = sum(int(kind == "output" or reduction == "none")
+                       for kind in _ROLES[op].values() if kind in ("output", "reduced_output"))
     per_element = (full_inputs + full_outputs) * (8 + itemsize) + itemsize
     pos_weight = shape[-1] if with_pos_weight and shape else 0  # [C]; the 0-dim ones are not counted
     return elements * per_element + pos_weight * (8 + itemsize)

@@ -1081,6 +1081,24 @@ NB_MODULE(_aclnn_bce, m) {
       nb::arg("op"),
       "(CANN's API name, ((CANN's parameter, the Python layer's role, kind), ...)) of an operator, from the API "
       "list; kind is input, optional_input, output, reduced_output (one element for mean and sum) or int64.");
+  m.def(
+      "operand_facts",
+      [](ApiId op) {
+        const auto index = static_cast<size_t>(op);
+        if (index >= apis::kApiCount) throw nb::value_error("op: not an operator of the API list");
+        nb::dict facts;
+        for (const apis::Operand& o : apis::kAll[index].operands) {
+          if (!o.is_tensor()) continue;
+          nb::dict f;
+          f["dtype_of"] = o.dtype_slot == apis::kNoSlot ? nb::none() : nb::str(PythonName(o.dtype_slot));
+          f["domain"] = o.domain == apis::Domain::kUnitInterval ? "unit_interval" : "real";
+          facts[PythonName(o.slot)] = f;
+        }
+        return facts;
+      },
+      nb::arg("op"),
+      "{role: {'dtype_of': the role whose dtype an output has (None for an input), 'domain': 'real' or "
+      "'unit_interval' (an input meant to lie in [0, 1])}} of an operator's tensors, from the API list.");
   DefineCalls(m, std::make_index_sequence<kTensorSlots>());
   m.def(
       "register_torch",

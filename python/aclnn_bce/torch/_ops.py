@@ -1,6 +1,6 @@
 """The operators as PyTorch custom operators (``torch.ops.aclnn_bce.*``), with fake kernels and autograd.
 
-Four operators in the namespace ``aclnn_bce``, each a thin call of the ``aclnn_bce._api``
+Six operators in the namespace ``aclnn_bce``, each a thin call of the ``aclnn_bce._api``
 function of the same name on CPU tensors (``reduction`` is the int PyTorch uses: 0 none, 1 mean,
 2 sum):
 
@@ -9,7 +9,11 @@ function of the same name on CPU tensors (``reduction`` is the int PyTorch uses:
   reduction) -> grad_input``
 - ``binary_cross_entropy_with_logits_target_backward(...same...) -> grad_target``
 - ``binary_cross_entropy_with_logits_fused(input, target, weight, pos_weight, reduction)
-  -> (loss, grad)``: the loss and its gradient with respect to input for a unit ``grad_output``.
+  -> (loss, grad)``: the loss and its gradient with respect to input for a unit ``grad_output``;
+- ``binary_cross_entropy(input, target, weight, reduction) -> loss`` and
+  ``binary_cross_entropy_backward(grad_output, input, target, weight, reduction) -> grad_input``:
+  the loss of probabilities and its gradient (input's dtype), differentiable with respect to input
+  and target, twice (Note [Probabilities: gradients]).
 
 The forward and the fused operator are differentiable with respect to ``input`` and ``target``
 (weight and pos_weight are not, as in PyTorch): the gradient for input comes from the backward
@@ -36,6 +40,8 @@ __all__ = [
     "bce_with_logits_backward",
     "bce_with_logits_target_backward",
     "bce_with_logits_fused",
+    "bce",
+    "bce_backward",
 ]
 
 #: The dtypes the library computes in (any mix of them across the operands).
@@ -305,3 +311,120 @@ def _target_backward_gradient(ctx: Any, gg: torch.Tensor) -> Tuple[Optional[torc
 
 bce_with_logits_backward.register_autograd(_backward_gradient, setup_context=_setup_gradient)
 bce_with_logits_target_backward.register_autograd(_target_backward_gradient, setup_context=_setup_gradient)
+
+
+# --------------------------------------------------------------------------------------------
+# The loss of probabilities (aclnnBinaryCrossEntropy) and its gradient
+
+
+@torch.library.custom_op("aclnn_bce::binary_cross_entropy", mutates_args=(), device_types="cpu")
+def bce(input: torch.Tensor, target: torch.Tensor, weight: Optional[torch.Tensor], reduction: int) -> torch.Tensor:
+    """The loss of probabilities (``aclnnBinaryCrossEntropy``): input's shape for reduction 0,
+    else 0-dim; input's dtype. RuntimeError for an input or target outside [0, 1], as PyTorch."""
+    return _api.binary_cross_entropy(input, target, weight, _reduction_name(reduction))
+
+
+@torch.library.custom_op("aclnn_bce::binary_cross_entropy_backward", mutates_args=(), device_types="cpu")
+def bce_backward(grad_output: torch.Tensor, input: torch.Tensor, target: torch.Tensor,
+                 weight: Optional[torch.Tensor], reduction: int) -> torch.Tensor:
+    """The gradient of the loss of probabilities with respect to input
+    (``aclnnBinaryCrossEntropyBackward``): input's shape and dtype."""
+    return _api.binary_cross_entropy_backward(grad_output, input, target, weight, _reduction_name(reduction))
+
+
+@bce.register_fake
+def _fake_bce(input: torch.Tensor, target: torch.Tensor, weight: Optional[torch.Tensor],
+              reduction: int) -> torch.Tensor:
+    _reduction_name(reduction)
+    check_operands(input, target, weight, None, where="aclnn_bce.binary_cross_entropy")
+    return input.new_empty(tuple(input.shape) if reduction == 0 else ())
+
+
+@bce_backward.register_fake
+def _fake_bce_backward(grad_output: torch.Tensor, input: torch.Tensor, target: torch.Tensor,
+                       weight: Optional[torch.Tensor], reduction: int) -> torch.Tensor:
+    _reduction_name(reduction)
+    check_operands(input, target, weight, None, grad_output, where="aclnn_bce.binary_cross_entropy_backward")
+    return input.new_empty(input.shape)
+
+
+# Note [Probabilities: gradients]
+# With s = 1/N for mean and 1 otherwise, w = weight (1 when absent), g the incoming gradient and
+# d = max(x * (1 - x), eps) (eps = 1e-12, PyTorch's EPSILON), the loss's gradients are
+#     gx = g * s * w * (x - y) / d             (the backward operator, aclnnBinaryCrossEntropyBackward)
+#     gy = -g * s * w * logit(x)               (torch ops: the library has no target gradient; this
+#                                               is PyTorch's binary_cross_entropy_target_backward)
+# and, for double backward, the derivatives of gx (PyTorch's binary_cross_entropy_double_backward
+# and its _target / _grad_output siblings, FunctionsManual.cpp, with their eps placement):
+#     d gx / dx = g * s * w * (x^2 - 2xy + y) / ((x + eps)^2 * (1 - x + eps)^2)
+#     d gx / dy = -g * s * w / d
+#     d gx / dg = s * w * (x - y) / d          (the backward operator again, with gg for g)
+# gy is made of torch ops, so autograd differentiates it itself. weight is not differentiable
+# (PyTorch refuses a weight that requires grad under grad mode).
+
+_EPSILON = 1e-12  # PyTorch's floor of x * (1 - x) in the gradient (Loss.cpp, EPSILON)
+
+
+def refuse_bce_weight_gradient(weight: Optional[torch.Tensor]) -> None:
+    """PyTorch's refusal of a weight that requires grad under grad mode."""
+    if torch.is_grad_enabled() and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument "
+                           "'weight'. This input cannot have requires_grad True.")
+
+
+def bce_target_gradient(grad: torch.Tensor, input: torch.Tensor, weight: Optional[torch.Tensor],
+                        reduction: int) -> torch.Tensor:
+    """gy of Note [Probabilities: gradients], in torch ops (differentiable again), computed in
+    float32 at least (float16 and bfloat16 inputs: one rounding to the caller's dtype, by _to, not
+    one per op)."""
+    compute = torch.promote_types(input.dtype, torch.float32)
+    x = input.to(compute)
+    return _scale(grad.to(compute), x, None if weight is None else weight.to(compute), reduction) * torch.logit(x).neg()
+
+
+def _setup_bce(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
+    input, target, weight, reduction = inputs
+    refuse_bce_weight_gradient(weight)
+    ctx.reduction = reduction
+    ctx.save_for_backward(input, target, weight)
+
+
+def _backward_bce(ctx: Any, grad: torch.Tensor) -> Tuple[Optional[torch.Tensor], ...]:
+    input, target, weight = ctx.saved_tensors
+    grad_input = grad_target = None
+    if ctx.needs_input_grad[0]:
+        grad_input = bce_backward(grad, input, target, weight, ctx.reduction)
+    if ctx.needs_input_grad[1]:
+        grad_target = _to(bce_target_gradient(grad, input, weight, ctx.reduction), target)
+    return grad_input, grad_target, None, None
+
+
+bce.register_autograd(_backward_bce, setup_context=_setup_bce)
+
+
+def _setup_bce_backward(ctx: Any, inputs: Tuple[Any, ...], output: Any) -> None:
+    grad_output, input, target, weight, reduction = inputs
+    refuse_bce_weight_gradient(weight)
+    ctx.reduction = reduction
+    ctx.save_for_backward(grad_output, input, target, weight)
+
+
+def _backward_bce_backward(ctx: Any, gg: torch.Tensor) -> Tuple[Optional[torch.Tensor], ...]:
+    """The derivatives of gx (Note [Probabilities: gradients]) times the incoming gradient gg."""
+    grad_output, input, target, weight = ctx.saved_tensors
+    need_g, need_x, need_y = ctx.needs_input_grad[:3]
+    d_g = d_x = d_y = None
+    if need_x or need_y:
+        gsw = gg * _scale(grad_output, input, weight, ctx.reduction)
+        if need_x:
+            numerator = input * input - 2 * input * target + target
+            d_x = _to(gsw * numerator / ((input + _EPSILON) ** 2 * (1 - input + _EPSILON) ** 2), input)
+        if need_y:
+            d_y = _to(-gsw / ((1 - input) * input).clamp_min(_EPSILON), target)
+    if need_g:
+        # s * w * (x - y) / d times gg: the backward operator with gg as its incoming gradient.
+        d_g = _to(bce_backward(gg, input, target, weight, ctx.reduction), grad_output)
+    return d_g, d_x, d_y, None, None
+
+
+bce_backward.register_autograd(_backward_bce_backward, setup_context=_setup_bce_backward)

@@ -1,8 +1,10 @@
-"""``binary_cross_entropy_with_logits`` with PyTorch's signature, computed by this library.
+"""``binary_cross_entropy_with_logits`` and ``binary_cross_entropy`` with PyTorch's signatures,
+computed by this library.
 
-A drop-in for ``torch.nn.functional.binary_cross_entropy_with_logits`` on CPU tensors of float16,
-bfloat16, float32 and float64: the same arguments (legacy ``size_average`` / ``reduce`` included),
-the same result (target's dtype; input's shape for 'none', 0-dim for 'mean' and 'sum') and
+Drop-ins for ``torch.nn.functional.binary_cross_entropy_with_logits`` and
+``binary_cross_entropy`` on CPU tensors of float16, bfloat16, float32 and float64: the same
+arguments (legacy ``size_average`` / ``reduce`` included), the same result (with logits: target's
+dtype; on probabilities: input's; input's shape for 'none', 0-dim for 'mean' and 'sum') and
 autograd to ``input`` and ``target``. What it cannot compute it refuses with a clear error rather
 than passing it on (``aclnn_bce.torch.enable()`` is the routing that passes it on to PyTorch).
 """
@@ -19,7 +21,7 @@ from torch.overrides import handle_torch_function, has_torch_function_variadic
 from .. import _api
 from . import _ops
 
-__all__ = ["binary_cross_entropy_with_logits"]
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits"]
 
 
 def _reduction_enum(size_average: Optional[bool], reduce: Optional[bool], reduction: str) -> int:
@@ -174,3 +176,82 @@ def binary_cross_entropy_with_logits(
         loss, _ = _ops.bce_with_logits_fused(input, target, weight, pos_weight, reduction_enum)
         return loss
     return _ops.bce_with_logits(input, target, weight, pos_weight, reduction_enum)
+
+
+class _EagerProbabilityLoss(torch.autograd.Function):
+    """The eager path of ``binary_cross_entropy``, as ``_EagerLoss`` is for the loss with logits:
+    the library's forward and backward through a plain autograd.Function (the custom operators'
+    dispatch costs more than a small call); a backward with ``create_graph=True`` goes through
+    the custom operators, whose derivatives are exact (Note [Probabilities: gradients] in
+    _ops.py)."""
+
+    @staticmethod
+    def forward(ctx: Any, input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: int) -> Tensor:
+        ctx.reduction = reduction
+        ctx.save_for_backward(input, target, weight)
+        return _api.binary_cross_entropy(input, target, weight, reduction)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tuple[Optional[Tensor], ...]:
+        input, target, weight = ctx.saved_tensors
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:
+            if torch.is_grad_enabled():  # create_graph=True: a gradient autograd can differentiate again
+                grad_input = _ops.bce_backward(grad, input, target, weight, ctx.reduction)
+            else:
+                grad_input = _api.binary_cross_entropy_backward(grad, input, target, weight, ctx.reduction)
+        if ctx.needs_input_grad[1]:
+            grad_target = _ops._to(_ops.bce_target_gradient(grad, input, weight, ctx.reduction), target)
+        return grad_input, grad_target, None, None
+
+
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Optional[Tensor] = None,
+    size_average: Optional[bool] = None,
+    reduce: Optional[bool] = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Binary cross entropy between the probabilities ``input`` and the labels ``target``, like
+    ``torch.nn.functional.binary_cross_entropy`` (same arguments and results).
+
+    Per element ``-weight * (y * max(log(x), -100) + (1 - y) * max(log(1 - x), -100))``, then
+    ``reduction`` ('none', 'mean' or 'sum'; ``size_average`` / ``reduce`` are PyTorch's deprecated
+    pair and override it). weight broadcasts to input's shape. The result has input's dtype.
+    Differentiable with respect to input (through ``aclnnBinaryCrossEntropyBackward``) and target
+    (PyTorch's formula in torch ops), twice; weight must not require grad while grad mode is on.
+
+    Raises ``ValueError`` when target's size differs from input's (PyTorch's message), when weight
+    does not broadcast to input's shape, for an unknown reduction or a tensor not on the CPU;
+    ``TypeError`` for a dtype other than float16 / bfloat16 / float32 / float64 or an operand that
+    is not a tensor; ``RuntimeError`` for an input or target outside [0, 1] (PyTorch's messages)
+    and when weight requires grad.
+    """
+    if has_torch_function_variadic(input, target, weight):
+        return handle_torch_function(binary_cross_entropy, (input, target, weight), input, target, weight=weight,
+                                     size_average=size_average, reduce=reduce, reduction=reduction)
+    if torch._C._are_functorch_transforms_active():
+        raise RuntimeError("aclnn_bce.torch.functional.binary_cross_entropy does not run under torch.func transforms "
+                           "(vmap, grad, jacrev, ...): its operands there have no memory of their own; use "
+                           "torch.nn.functional.binary_cross_entropy (after aclnn_bce.torch.enable() it leaves such "
+                           "calls to PyTorch)")
+    reduction_enum = _reduction_enum(size_average, reduce, reduction)
+    for name, t in (("input", input), ("target", target), ("weight", weight)):
+        if t is None and name == "weight":
+            continue
+        if not isinstance(t, Tensor):
+            raise TypeError(f"binary_cross_entropy: {name} must be a torch.Tensor, not {type(t).__name__}")
+        if t.device.type != "cpu":
+            raise ValueError(f"binary_cross_entropy: {name} must be a CPU tensor, not on {t.device} "
+                             "(use torch.nn.functional.binary_cross_entropy)")
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    _ops.check_operands(input, target, weight, None, where="binary_cross_entropy")
+    _ops.refuse_bce_weight_gradient(weight)
+    if _plain_eager(input, target, weight):
+        if torch.is_grad_enabled() and (input.requires_grad or target.requires_grad):
+            return _EagerProbabilityLoss.apply(input, target, weight, reduction_enum)
+        return _api.binary_cross_entropy(input, target, weight, reduction_enum)
+    return _ops.bce(input, target, weight, reduction_enum)

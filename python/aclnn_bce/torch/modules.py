@@ -1,4 +1,4 @@
-"""``BCEWithLogitsLoss``: PyTorch's module of the same name, computed by this library."""
+"""``BCEWithLogitsLoss`` and ``BCELoss``: PyTorch's modules of the same names, computed by this library."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from torch import Tensor
 
 from . import functional as _F
 
-__all__ = ["BCEWithLogitsLoss"]
+__all__ = ["BCELoss", "BCEWithLogitsLoss"]
 
 
 class BCEWithLogitsLoss(torch.nn.BCEWithLogitsLoss):
@@ -37,3 +37,13 @@ class BCEWithLogitsLoss(torch.nn.BCEWithLogitsLoss):
         return _F.binary_cross_entropy_with_logits(
             input, target, self.weight, pos_weight=self.pos_weight, reduction=self.reduction
         )
+
+
+class BCELoss(torch.nn.BCELoss):
+    """``torch.nn.BCELoss`` whose forward is ``aclnn_bce.torch.functional.binary_cross_entropy``:
+    the same constructor (weight=None, size_average=None, reduce=None, reduction='mean'), weight
+    registered as a buffer, the same results. A subclass of PyTorch's module."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """The loss of the probabilities ``input`` against the labels ``target`` (same shape)."""
+        return _F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)

@@ -12,8 +12,9 @@ namespace aclnn_cpu::bce_prob_grad::HWY_NAMESPACE {
 
 // Note [Probability gradient]
 // Per lane, in the compute type (fp32; fp64 for fp64 storage), in PyTorch's order of operations:
-//   g = dout * (x - y) / max((1 - x) * x, 1e-12) [* w] [/ N]
-// each step rounded once, the floor 1e-12 rounded to the compute type. For fp32 storage that is
+//   g = dout * (x - y) / max((1 - x) * x, 1e-12f) [* w] [/ N]
+// each step rounded once. The floor is fp32's 1e-12 (9.99999996e-13) in fp64 too, as PyTorch's
+// (PyTorch 2.15's float64 backward gives 1.500000005993704e12 at x = 2, y = 0.5). For fp32 that is
 // PyTorch's CPU kernel step for step (its division by numel included), so the bits agree; fp16
 // and bf16 round once at the end where PyTorch rounds after each step. No FMA is contracted.
 // Highway's Max with a NaN operand is not IEEE's, but a NaN x or y makes the numerator NaN, and
@@ -31,7 +32,8 @@ struct GradMath {
   HWY_INLINE void Vectors(D d, const V (&in)[4][K], V (&out)[1][K]) const {
     using C = hwy::HWY_NAMESPACE::TFromD<D>;
     namespace hn = hwy::HWY_NAMESPACE;
-    const V one = hn::Set(d, 1), floor = hn::Set(d, static_cast<C>(1e-12)), n = hn::Set(d, static_cast<C>(divisor));
+    const V one = hn::Set(d, 1), floor = hn::Set(d, static_cast<C>(1e-12f));
+    const V n = hn::Set(d, static_cast<C>(divisor));
     for (size_t k = 0; k < K; ++k) {
       const V x = in[kSelf][k];
       const V num = hn::Mul(in[kDout][k], hn::Sub(x, in[kTarget][k]));

@@ -1,0 +1,195 @@
+// The AscendC gradient kernel through the twin, tiled by the A2 tiling: every element within the
+// library's error bound of the float64 reference, no finding of the twin (ASCENDC_CPU_FATAL=1:
+// a finding ends the program), exact-size GM buffers, every dtype and optional-input combination,
+// each broadcast form. The quick part runs in ctest; BCE_ASCENDC_FULL_SWEEP=1 runs every count
+// from 1 to 4096 (docs/npu_kernels.md).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ascendc_grad_harness.h"
+#include "op_host/a2/sigmoid_cross_entropy_with_logits_grad_v2_a2_tiling.h"
+#include "op_kernel/ascendc/sigmoid_cross_entropy_with_logits_grad_v2_ascendc.h"
+
+namespace bce_grad_ascendc_test {
+namespace {
+
+using aclnn_cpu::AtlasA2Platform;
+using aclnn_cpu::bce_grad::a2::A2GradProblem;
+using aclnn_cpu::bce_grad::a2::A2GradTiling;
+using aclnn_cpu::bce_grad::a2::TileGradForAtlasA2;
+
+// A twin finding ends the program, as in a CI run of CANN's CPU mode.
+const bool kFatalChecks = (setenv("ASCENDC_CPU_FATAL", "1", 0), true);
+
+bool FullSweep()
+{
+    const char* value = std::getenv("BCE_ASCENDC_FULL_SWEEP");
+    return value != nullptr && value[0] == '1';
+}
+
+/// Tiles @p problem for Atlas A2 and runs it; false with a message on any failure.
+template <typename T>
+bool TileRunAndCheck(const Problem& problem, uint64_t seed, ErrorStats* stats, std::string* message,
+                     std::vector<float>* gradient_out = nullptr)
+{
+    A2GradProblem a2;
+    a2.total = problem.total;
+    a2.dtype_bytes = sizeof(T);
+    a2.dout_count = problem.dout_count;
+    a2.weight_count = problem.weight_count;
+    a2.pos_weight_count = problem.pos_weight_count;
+    a2.scale = problem.scale;
+    A2GradTiling tiling;
+    std::string error;
+    if (!TileGradForAtlasA2(AtlasA2Platform(), a2, &tiling, &error)) {
+        *message = Describe(problem) + ": tiling failed: " + error;
+        return false;
+    }
+    return RunAndCheck<T>(&sigmoid_cross_entropy_with_logits_grad_v2_typed<T>, problem, tiling.data,
+                          tiling.block_dim, seed, stats, message, gradient_out);
+}
+
+template <typename T>
+void Report(const char* what, const ErrorStats& stats)
+{
+    std::printf("[ stats    ] %s %s: %llu elements, max |err|/bound %.3g, max relative error %.3g\n", what,
+                TypeInfo<T>::kName, static_cast<unsigned long long>(stats.elements), stats.max_error_over_bound,
+                stats.max_relative_error);
+}
+
+template <typename T>
+class AscendcGradSweep : public testing::Test {};
+using DataTypes = testing::Types<float, half, bfloat16_t>;
+TYPED_TEST_SUITE(AscendcGradSweep, DataTypes);
+
+/// Same-shape operands, each weight/pos_weight combination, every count up to the limit (4096
+/// in the full sweep; the quick part takes 1-300 and the counts around tile and core boundaries).
+TYPED_TEST(AscendcGradSweep, EveryCountWithinTheBoundWithoutFindings)
+{
+    std::vector<uint64_t> counts;
+    const uint64_t limit = FullSweep() ? 4096 : 300;
+    for (uint64_t n = 1; n <= limit; ++n) counts.push_back(n);
+    if (!FullSweep()) {
+        for (uint64_t n : {511, 512, 513, 1023, 1024, 1025, 1919, 1920, 1921, 2047, 2048, 2049, 2559, 2560, 2561,
+                           3071, 3072, 3073, 4095, 4096}) {
+            counts.push_back(n);
+        }
+    }
+    ErrorStats stats;
+    for (uint64_t n : counts) {
+        for (int combo = 0; combo < 4; ++combo) {
+            Problem p;
+            p.total = n;
+            p.dout_count = n;
+            p.weight_count = (combo & 1) != 0 ? n : 0;
+            p.pos_weight_count = (combo & 2) != 0 ? n : 0;
+            p.scale = n % 2 == 0 ? 1.0f : 1.0f / static_cast<float>(n);
+            std::string message;
+            ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, n * 4 + combo, &stats, &message)) << message;
+        }
+    }
+    Report<TypeParam>("every count", stats);
+}
+
+/// Every count as [n / C, C] for a divisor C of n (1 and n included), cycling through the 48
+/// broadcast forms (gradOutput [n] / [1] / [C]; weight, pos_weight absent / [1] / [C] / [n]).
+TYPED_TEST(AscendcGradSweep, EveryCountAsRowsWithEachBroadcastForm)
+{
+    const uint64_t limit = FullSweep() ? 4096 : 300;
+    ErrorStats stats;
+    for (uint64_t n = 1; n <= limit; ++n) {
+        std::vector<uint64_t> divisors;
+        for (uint64_t d = 1; d <= n; ++d) {
+            if (n % d == 0) divisors.push_back(d);
+        }
+        const uint64_t c = divisors[(n * 7) % divisors.size()];
+        const uint64_t form = n % 48;
+        const uint64_t douts[] = {n, 1, c};
+        const uint64_t weights[] = {0, 1, c, n};
+        Problem p{n, douts[form % 3], weights[(form / 3) % 4], weights[(form / 12) % 4],
+                  n % 2 == 0 ? 1.0f : 1.0f / static_cast<float>(n)};
+        std::string message;
+        ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, n * 31 + 5, &stats, &message)) << message;
+    }
+    Report<TypeParam>("every count as rows", stats);
+}
+
+/// The cores are independent: every order the twin runs them in gives the same bits.
+TYPED_TEST(AscendcGradSweep, EveryRunOrderGivesTheSameBits)
+{
+    const Problem p{37 * 3000, 1, 3000, 37 * 3000, 1.0f};
+    ErrorStats stats;
+    std::string message;
+    std::vector<float> first;
+    ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, 99, &stats, &message, &first)) << message;
+    for (const char* order : {"reverse", "shuffle:3", "threads"}) {
+        setenv("ASCENDC_CPU_ORDER", order, 1);
+        std::vector<float> again;
+        const bool ok = TileRunAndCheck<TypeParam>(p, 99, &stats, &message, &again);
+        unsetenv("ASCENDC_CPU_ORDER");
+        ASSERT_TRUE(ok) << order << ": " << message;
+        ASSERT_EQ(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)), 0) << order;
+    }
+}
+
+/// [N, C] with gradOutput [N, C] / [1] / [C] and weight, pos_weight absent / [1] / [C] / [N, C]:
+/// every combination, with C below and above a tile (one period resident in UB, or a tile that
+/// wraps once).
+TYPED_TEST(AscendcGradSweep, BroadcastFormsWithinTheBoundWithoutFindings)
+{
+    const struct {
+        uint64_t rows, cols;
+    } shapes[] = {{1, 1},  {3, 1},   {1, 7},    {3, 5},    {7, 33},   {64, 100}, {300, 7},  {5, 1000},
+                  {2, 3000}, {3, 4097}, {17, 2500}, {40, 1024}, {9, 2049}, {1000, 48}, {2, 70001}};
+    ErrorStats stats;
+    for (const auto& shape : shapes) {
+        const uint64_t n = shape.rows * shape.cols;
+        const uint64_t c = shape.cols;
+        for (uint64_t dout : {n, uint64_t{1}, c}) {
+            for (uint64_t weight : {uint64_t{0}, uint64_t{1}, c, n}) {
+                for (uint64_t pos_weight : {uint64_t{0}, uint64_t{1}, c, n}) {
+                    Problem p{n, dout, weight, pos_weight, 1.0f / static_cast<float>(n)};
+                    std::string message;
+                    ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, n + dout * 7 + weight * 13 + pos_weight * 17, &stats,
+                                                           &message))
+                        << message;
+                }
+            }
+        }
+    }
+    Report<TypeParam>("broadcast forms", stats);
+}
+
+/// Seeded random sizes up to 4 Mi elements, each with a random broadcast form of a random last
+/// dimension (a divisor of the size).
+TYPED_TEST(AscendcGradSweep, RandomLargeSizesWithinTheBoundWithoutFindings)
+{
+    std::mt19937_64 rng(20261207);
+    const int runs = FullSweep() ? 12 : 3;
+    ErrorStats stats;
+    for (int run = 0; run < runs; ++run) {
+        const uint64_t n = std::uniform_int_distribution<uint64_t>(1, 4u << 20)(rng);
+        std::vector<uint64_t> divisors;
+        for (uint64_t d = 2; d * d <= n && divisors.size() < 64; ++d) {
+            if (n % d == 0) divisors.push_back(n / d);
+        }
+        const uint64_t c = divisors.empty() ? n : divisors[rng() % divisors.size()];
+        const uint64_t forms[] = {0, 1, c, n};
+        Problem p;
+        p.total = n;
+        p.dout_count = rng() % 2 == 0 ? n : (rng() % 2 == 0 ? 1 : c);
+        p.weight_count = forms[rng() % 4];
+        p.pos_weight_count = forms[rng() % 4];
+        p.scale = rng() % 2 == 0 ? 1.0f : 1.0f / static_cast<float>(n);
+        std::string message;
+        ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, rng(), &stats, &message)) << message;
+    }
+    Report<TypeParam>("random sizes", stats);
+}
+
+}  // namespace
+}  // namespace bce_grad_ascendc_test
