@@ -18,23 +18,18 @@ namespace aclnn_cpu::bce_prob_grad {
 using bce_prob::MatchesReference;
 using bce_prob::OutputRounding;
 
-/// PyTorch's floor of the denominator (1 - x) x, which keeps x = 0 and x = 1 finite.
-inline constexpr double kDenominatorFloor = 1e-12;
-
-/// The floor as the operator holds it: 1e-12 rounded once to @p compute (ACL_FLOAT or ACL_DOUBLE).
-inline double DenominatorFloorIn(aclDataType compute) {
-  return compute == ACL_DOUBLE ? kDenominatorFloor : static_cast<double>(static_cast<float>(kDenominatorFloor));
-}
+/// The floor of the denominator (1 - x) x, which keeps x = 0 and x = 1 finite: PyTorch's
+/// EPSILON, 1e-12 held as an fp32 (9.99999996e-13), in every compute type, fp64 too (the header).
+inline constexpr double kDenominatorFloor = static_cast<double>(1e-12f);
 
 /// One element's gradient, exact, rounded once to float64:
-///   g = dout * (x - y) / max((1 - x) * x, floor) * w * scale,
-/// floor = DenominatorFloorIn(compute), w = weight (1 without), scale = 1/N for mean, else 1.
-/// Any x is computed by the formula; NaN propagates.
-inline double ProbGradReference(double x, double y, double dout, std::optional<double> weight, double scale,
-                                aclDataType compute) {
+///   g = dout * (x - y) / max((1 - x) * x, kDenominatorFloor) * w * scale,
+/// w = weight (1 without), scale = 1/N for mean, else 1. Any x is computed by the formula; NaN
+/// propagates.
+inline double ProbGradReference(double x, double y, double dout, std::optional<double> weight, double scale) {
   using LD = long double;
   const LD lx = x;
-  const LD denominator = std::max<LD>((1 - lx) * lx, DenominatorFloorIn(compute));
+  const LD denominator = std::max<LD>((1 - lx) * lx, kDenominatorFloor);
   const LD g = static_cast<LD>(dout) * (lx - static_cast<LD>(y)) / denominator * static_cast<LD>(weight.value_or(1.0)) *
                static_cast<LD>(scale);
   return std::isnan(x) ? x : static_cast<double>(g);

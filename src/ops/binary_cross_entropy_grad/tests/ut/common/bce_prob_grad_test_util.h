@@ -70,7 +70,6 @@ inline aclDataType ComputeDType(const BackwardCall& c) {
 /// The reference gradient of every element of @p c's inputs as they are now (before the run).
 inline std::vector<double> ReferenceOf(const BackwardCall& c) {
   const std::vector<int64_t>& dims = c.self->dims();
-  const aclDataType compute = ComputeDType(c);
   const double scale = c.reduction == 1 ? 1.0 / static_cast<double>(c.self->numel()) : 1.0;
   std::vector<double> refs;
   refs.reserve(static_cast<size_t>(c.self->numel()));
@@ -78,7 +77,7 @@ inline std::vector<double> ReferenceOf(const BackwardCall& c) {
     const std::optional<double> w =
         c.weight ? std::optional<double>(acl_test::BroadcastGet(*c.weight, dims, i)) : std::nullopt;
     refs.push_back(ProbGradReference(c.self->Get(i), acl_test::BroadcastGet(*c.target, dims, i),
-                                     acl_test::BroadcastGet(*c.grad_output, dims, i), w, scale, compute));
+                                     acl_test::BroadcastGet(*c.grad_output, dims, i), w, scale));
   }
   return refs;
 }
