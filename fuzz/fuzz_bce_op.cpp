@@ -40,6 +40,8 @@
 #include "common/dtype.h"
 #include "dims.h"
 #include "fuzz_input.h"
+#include "ops/binary_cross_entropy/tests/ut/binary_cross_entropy_reference.h"
+#include "ops/binary_cross_entropy_grad/tests/ut/binary_cross_entropy_grad_reference.h"
 #include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
 #include "tolerance.h"
 
@@ -895,84 +897,73 @@ void CheckReducedLoss(const Checker& check, const Case& c, const std::array<Oper
   }
 }
 
-/// The loss of probabilities (its header's contract): for x in [0, 1], the long double
-///   loss = (y min(-log x, 100) + (1 - y) min(-log1p(-x), 100)) w
-/// within 6 ULP of the compute type on the sum of the terms' magnitudes (the logs' 2.06 ULP and four
-/// roundings), one rounding to out and a few of the compute type's smallest steps magnified by
-/// the factors after them; x outside [0, 1] or a NaN input gives NaN. Infinite labels or weights
-/// are not judged.
+/// The loss of probabilities against its reference (ComputeProbLossReference, ProbLossErrorBound)
+/// plus a few of the compute type's smallest steps magnified by the factors after them; x outside
+/// [0, 1] or a NaN input gives NaN. Infinite labels or weights are not judged.
 void CheckProbabilityLoss(const Checker& check, const Case& c, const std::array<Operand*, kSlots>& ops) {
   const int64_t n = Numel(c.self_dims);
   const aclDataType compute = ComputeType(ops), out_dtype = ops[kOut]->plan.dtype;
-  const double eps_c = 2 * aclnn_cpu::RoundingOf(compute).unit_roundoff, tiny = SmallestStep(compute);
-  const double eps_o = aclnn_cpu::RoundingOf(out_dtype).unit_roundoff;
+  const double tiny = SmallestStep(compute);
   Inputs input(c, ops);
   LossSums sums;
   for (int64_t i = 0; i < n; ++i) {
     input.Seek(i);
-    const double x = *input(kSelf), y = *input(kTarget), w = input(kWeight).value_or(1.0);
-    if (std::isnan(x) || std::isnan(y) || std::isnan(w) || !(x >= 0 && x <= 1)) {
+    const double x = *input(kSelf), y = *input(kTarget);
+    const std::optional<double> w = input(kWeight);
+    const auto r = aclnn_cpu::bce_prob::ComputeProbLossReference(x, y, w);
+    if (std::isnan(y) || (w && std::isnan(*w)) || std::isnan(r.loss)) {
       sums.any_nan = true;
       if (c.reduction == 0 && !std::isnan(input.Output(kOut))) {
         check.Fail("a NaN input or an x outside [0, 1] gave a non-NaN loss", "element " + std::to_string(i));
       }
       continue;
     }
-    if (std::isinf(y) || std::isinf(w)) {
+    if (std::isinf(y) || (w && std::isinf(*w))) {
       sums.unjudged = true;
       continue;
     }
-    const long double a = std::min(-std::log(static_cast<long double>(x)), 100.0L);
-    const long double b = std::min(-std::log1p(-static_cast<long double>(x)), 100.0L);
-    const long double pos = y * a, neg = (1 - static_cast<long double>(y)) * b;
-    const double loss = static_cast<double>((pos + neg) * w);
-    const double terms = static_cast<double>(std::fabs(pos) + std::fabs(neg)) * std::fabs(w);
-    const double gain = (std::fabs(y) + std::fabs(1 - y) + 200.0) * (std::fabs(w) + 1.0);
-    const double bound = 6.0 * eps_c * terms + 4.0 * tiny * gain;
+    const double gain = (std::fabs(y) + std::fabs(1 - y) + 200.0) * (std::fabs(r.w) + 1.0);
     if (c.reduction == 0) {
+      const double bound = aclnn_cpu::bce_prob::ProbLossErrorBound(r, compute, out_dtype) + 4.0 * tiny * gain;
       const double got = input.Output(kOut);
-      const double out_bound = bound * (1 + eps_o) + eps_o * std::fabs(loss) + aclnn_cpu::RoundingOf(out_dtype).smallest_subnormal;
-      if (!Acceptable(got, loss, out_bound, compute, out_dtype)) {
-        FailElement(check, "loss of probabilities outside the error bound", i, got, loss, out_bound, input);
+      if (!Acceptable(got, r.loss, bound, compute, out_dtype)) {
+        FailElement(check, "loss of probabilities outside the error bound", i, got, r.loss, bound, input);
       }
       continue;
     }
-    sums.Add(loss, bound);
+    sums.Add(r.loss, aclnn_cpu::bce_prob::ProbLossErrorBound(r, compute, compute) + 4.0 * tiny * gain);
   }
   if (c.reduction != 0) CheckReducedLoss(check, c, ops, sums, compute);
 }
 
-/// Its gradient (the header's contract), in long double:
-///   g = dout (x - y) / max((1 - x) x, floor) w [/ N],  floor = fp32's 1e-12 (PyTorch's)
-/// within 4 ULP of the compute type (seven roundings of half an ULP), one rounding to out, and the
-/// compute type's smallest steps magnified by the division and the factors after it. NaN in gives
-/// NaN; infinite operands, and quotients beyond the compute type's range (their product by the
-/// weight is then IEEE's, not the exact value's), are not judged.
+/// Its gradient against its reference (ProbGradReference, ProbGradErrorBound) plus the compute
+/// type's smallest steps magnified by the division and the factors after it. NaN in gives NaN;
+/// infinite operands, and quotients beyond the compute type's range (their product by the weight
+/// is then IEEE's, not the exact value's), are not judged.
 void CheckProbabilityGradient(const Checker& check, const Case& c, const std::array<Operand*, kSlots>& ops) {
   const int64_t n = Numel(c.self_dims);
   const aclDataType compute = ComputeType(ops), out_dtype = ops[kOut]->plan.dtype;
-  const double eps_c = 2 * aclnn_cpu::RoundingOf(compute).unit_roundoff, tiny = SmallestStep(compute);
-  const double eps_o = aclnn_cpu::RoundingOf(out_dtype).unit_roundoff;
-  const long double floor = static_cast<long double>(1e-12f);
-  const long double divisor = c.reduction == 1 && n > 1 ? static_cast<long double>(n) : 1.0L;
+  const double tiny = SmallestStep(compute);
+  const double scale = c.reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
   const long double limit = compute == ACL_DOUBLE ? static_cast<long double>(DBL_MAX) : static_cast<long double>(FLT_MAX);
   Inputs input(c, ops);
   for (int64_t i = 0; i < n; ++i) {
     input.Seek(i);
-    const double x = *input(kSelf), y = *input(kTarget), dout = *input(kDout), w = input(kWeight).value_or(1.0);
+    const double x = *input(kSelf), y = *input(kTarget), dout = *input(kDout);
+    const std::optional<double> w = input(kWeight);
     const double got = input.Output(kOut);
-    if (std::isnan(x) || std::isnan(y) || std::isnan(dout) || std::isnan(w)) {
+    if (std::isnan(x) || std::isnan(y) || std::isnan(dout) || (w && std::isnan(*w))) {
       if (!std::isnan(got)) check.Fail("NaN input gave a non-NaN gradient", "element " + std::to_string(i));
       continue;
     }
-    if (std::isinf(x) || std::isinf(y) || std::isinf(dout) || std::isinf(w)) continue;
-    const long double lx = x, num = dout * (lx - y), den = std::max((1 - lx) * lx, floor);
-    const long double q = num / den;
-    if (std::fabs(num) > limit || std::fabs(q) > limit || std::fabs(q * w) > limit) continue;
-    const double g = static_cast<double>(q * w / divisor);
-    const double gain = (std::fabs(dout) + std::fabs(x - y) + 2.0) * (std::fabs(w) + 1.0) / static_cast<double>(den);
-    const double bound = (4.0 * eps_c * std::fabs(g) + 4.0 * tiny * gain) * (1 + eps_o) + eps_o * std::fabs(g) +
-                         aclnn_cpu::RoundingOf(out_dtype).smallest_subnormal;
+    if (std::isinf(x) || std::isinf(y) || std::isinf(dout) || (w && std::isinf(*w))) continue;
+    const long double lx = x, num = dout * (lx - y);
+    const long double den = std::max((1 - lx) * lx, static_cast<long double>(aclnn_cpu::bce_prob_grad::kDenominatorFloor));
+    if (std::fabs(num) > limit || std::fabs(num / den) > limit || std::fabs(num / den * w.value_or(1.0)) > limit) continue;
+    const double g = aclnn_cpu::bce_prob_grad::ProbGradReference(x, y, dout, w, scale);
+    const double gain = (std::fabs(dout) + std::fabs(x - y) + 2.0) * (std::fabs(w.value_or(1.0)) + 1.0) / static_cast<double>(den);
+    const double bound =
+        aclnn_cpu::bce_prob_grad::ProbGradErrorBound(g, c.reduction == 1, compute, out_dtype) + 4.0 * tiny * gain;
     if (!Acceptable(got, g, bound, compute, out_dtype)) {
       FailElement(check, "gradient of probabilities outside the error bound", i, got, g, bound, input);
     }

@@ -1090,7 +1090,11 @@ NB_MODULE(_aclnn_bce, m) {
         for (const apis::Operand& o : apis::kAll[index].operands) {
           if (!o.is_tensor()) continue;
           nb::dict f;
-          f["dtype_of"] = o.dtype_slot == apis::kNoSlot ? nb::none() : nb::str(PythonName(o.dtype_slot));
+          if (o.dtype_slot == apis::kNoSlot) {
+            f["dtype_of"] = nb::none();
+          } else {
+            f["dtype_of"] = PythonName(o.dtype_slot);
+          }
           f["domain"] = o.domain == apis::Domain::kUnitInterval ? "unit_interval" : "real";
           facts[PythonName(o.slot)] = f;
         }

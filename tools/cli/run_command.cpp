@@ -19,6 +19,9 @@
 #include "platform/platform_info.h"
 #include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2_reference.h"
 #include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2_reference.h"
+// The references of the loss of probabilities and its gradient live with their tests.
+#include "ops/binary_cross_entropy/tests/ut/binary_cross_entropy_reference.h"
+#include "ops/binary_cross_entropy_grad/tests/ut/binary_cross_entropy_grad_reference.h"
 
 namespace aclnn_bce_cli {
 
@@ -203,18 +206,13 @@ int64_t CheckTargetAgainstReference(const Operands& o, int64_t reduction) {
   });
 }
 
-/// The loss (--op forward) against its reference: every element for none, the exact mean or sum
-/// of the per-element references for mean and sum; returns the mismatches.
-int64_t CheckLossAgainstReference(const Operands& o, int64_t reduction) {
+/// A loss (--op forward, bce) against @p reference(i, dtype): each element's reference and its
+/// bound when written as dtype: every element for none, the exact mean or sum of the per-element
+/// references (their bounds in fp64, the sums' type) for mean and sum; returns the mismatches.
+template <class Reference>
+int64_t CheckLossAgainst(const Operands& o, int64_t reduction, Reference&& element_reference) {
   const int64_t n = o.self.numel();
-  const int64_t row_len = o.self.dims().empty() ? 1 : o.self.dims().back();
-  const aclDataType compute = o.out.dtype() == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
-  const auto reference = [&](int64_t i) {
-    const aclnn_cpu::bce_loss::LossReferenceTerms ref = aclnn_cpu::bce_loss::ComputeLossReferenceTerms(
-        o.self.Get(i), o.target.Get(i), o.weight.At(i, row_len), o.pos_weight.At(i, row_len));
-    return ElementReference{ref.loss,
-                            aclnn_cpu::bce_loss::LossErrorBound(ref, compute, reduction == 0 ? o.out.dtype() : ACL_DOUBLE)};
-  };
+  const auto reference = [&](int64_t i) { return element_reference(i, reduction == 0 ? o.out.dtype() : ACL_DOUBLE); };
   if (reduction == 0) return CheckElements("loss", o.out, n, reference);
   int64_t mismatches = 0;
   double worst_ratio = 0;
@@ -238,6 +236,41 @@ int64_t CheckLossAgainstReference(const Operands& o, int64_t reduction) {
   }
   std::printf("check loss: %lld mismatches; max error/bound %.3f\n", static_cast<long long>(mismatches), worst_ratio);
   return mismatches;
+}
+
+/// The loss (--op forward) against its reference.
+int64_t CheckLossAgainstReference(const Operands& o, int64_t reduction) {
+  const int64_t row_len = o.self.dims().empty() ? 1 : o.self.dims().back();
+  const aclDataType compute = o.out.dtype() == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
+  return CheckLossAgainst(o, reduction, [&](int64_t i, aclDataType written) {
+    const aclnn_cpu::bce_loss::LossReferenceTerms ref = aclnn_cpu::bce_loss::ComputeLossReferenceTerms(
+        o.self.Get(i), o.target.Get(i), o.weight.At(i, row_len), o.pos_weight.At(i, row_len));
+    return ElementReference{ref.loss, aclnn_cpu::bce_loss::LossErrorBound(ref, compute, written)};
+  });
+}
+
+/// The loss of probabilities (--op bce) against its reference.
+int64_t CheckProbLossAgainstReference(const Operands& o, int64_t reduction) {
+  const int64_t row_len = o.self.dims().empty() ? 1 : o.self.dims().back();
+  const aclDataType compute = o.out.dtype() == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
+  return CheckLossAgainst(o, reduction, [&](int64_t i, aclDataType written) {
+    const aclnn_cpu::bce_prob::ProbLossReference ref =
+        aclnn_cpu::bce_prob::ComputeProbLossReference(o.self.Get(i), o.target.Get(i), o.weight.At(i, row_len));
+    return ElementReference{ref.loss, aclnn_cpu::bce_prob::ProbLossErrorBound(ref, compute, written)};
+  });
+}
+
+/// Its gradient (--op bce-backward) against its reference.
+int64_t CheckProbGradientAgainstReference(const Operands& o, int64_t reduction) {
+  const int64_t n = o.self.numel();
+  const int64_t row_len = o.self.dims().empty() ? 1 : o.self.dims().back();
+  const double scale = reduction == 1 ? 1.0 / static_cast<double>(n) : 1.0;
+  const aclDataType compute = o.out.dtype() == ACL_DOUBLE ? ACL_DOUBLE : ACL_FLOAT;
+  return CheckElements("gradient", o.out, n, [&](int64_t i) {
+    const double g = aclnn_cpu::bce_prob_grad::ProbGradReference(
+        o.self.Get(i), o.target.Get(i), *o.grad_output.At(i, row_len), o.weight.At(i, row_len), scale);
+    return ElementReference{g, aclnn_cpu::bce_prob_grad::ProbGradErrorBound(g, reduction == 1, compute, o.out.dtype())};
+  });
 }
 
 int RunOnce(const RunOptions& options) {
@@ -328,6 +361,10 @@ int RunOnce(const RunOptions& options) {
     case apis::ApiId::kBinaryCrossEntropyWithLogitsFused:
       mismatches = CheckLossAgainstReference(checked, reduction) +
                    CheckAgainstReference(checked, output("grad_input"), reduction);
+      break;
+    case apis::ApiId::kBinaryCrossEntropy: mismatches = CheckProbLossAgainstReference(checked, reduction); break;
+    case apis::ApiId::kBinaryCrossEntropyBackward:
+      mismatches = CheckProbGradientAgainstReference(checked, reduction);
       break;
     default:
       std::printf("--check: the command line has no reference for --op %s\n", options.op.c_str());
