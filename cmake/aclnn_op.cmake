@@ -97,6 +97,25 @@ ACLNN_KERNEL_TABLE_DISPATCH(${arg_KERNEL}, KernelTable, GetKernelTable, ChosenKe
   endif()
 endfunction()
 
+# An operator's unit tests, one executable per layer of the NPU original:
+#   aclnn_add_op_layer_tests(<prefix> <layer>...)
+# builds <prefix>_<layer>_tests from the calling tests folder's ut/<layer>/*.cpp, with ut/ on its
+# include path, over the shared test support (acl_test_support), and registers its tests with
+# the layer as their label.
+function(aclnn_add_op_layer_tests prefix)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+  foreach(layer IN LISTS ARGN)
+    file(GLOB layer_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/ut/${layer}/*.cpp)
+    set(target ${prefix}_${layer}_tests)
+    add_executable(${target} ${layer_sources})
+    target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/ut)
+    target_link_libraries(${target} PRIVATE acl_test_support aclnn_bce_warnings)
+    target_compile_options(${target} PRIVATE -ffp-contract=off)
+    gtest_discover_tests(${target} PROPERTIES LABELS ${layer} DISCOVERY_TIMEOUT 60)
+  endforeach()
+endfunction()
+
 # Writes the one API list from the folders aclnn_add_op recorded, in list order, and defines the
 # interface target aclnn_api_list (its folder and include/ on the include path).
 function(aclnn_write_api_list)

@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -23,6 +24,7 @@
 #include "dims.h"
 #include "hwy/targets.h"
 #include "ops/binary_cross_entropy/tests/ut/binary_cross_entropy_reference.h"
+#include "simd_targets.h"
 #include "test_tensor.h"
 
 namespace bce_prob_test {
@@ -36,19 +38,27 @@ using aclnn_cpu::bce_prob::ProbLossReference;
 constexpr const char* kFirstPhase = "aclnnBinaryCrossEntropyGetWorkspaceSize";
 
 /// One call of aclnnBinaryCrossEntropy: self, target, an optional weight, the reduction, out.
-struct ForwardCall {
-  TestTensor* self;
-  TestTensor* target;
-  TestTensor* weight = nullptr;
+/// P: TestTensor* (the tests' tensors) or const aclTensor* (handles: the checks' null, destroyed
+/// or misaligned ones).
+template <class P>
+struct ForwardCallOf {
+  P self;
+  P target;
+  P weight = nullptr;
   int64_t reduction = 0;
-  TestTensor* out;
+  P out;
 };
+using ForwardCall = ForwardCallOf<TestTensor*>;
+using RawCall = ForwardCallOf<const aclTensor*>;
 
-inline acl_test::AclnnCall HarnessCall(const ForwardCall& c) {
+template <class P>
+acl_test::AclnnCall CallOf(const ForwardCallOf<P>& c) {
   return acl_test::AclnnCall(aclnn_cpu::apis::ApiId::kBinaryCrossEntropy)
       .With({{"self", c.self}, {"target", c.target}, {"weight", c.weight}, {"out", c.out}})
       .Reduction(c.reduction);
 }
+inline acl_test::AclnnCall HarnessCall(const ForwardCall& c) { return CallOf(c); }
+inline acl_test::AclnnCall HarnessCall(const RawCall& c) { return CallOf(c); }
 
 /// Both phases, synchronised; the status of the first failing step.
 inline aclnnStatus RunCall(const ForwardCall& c) { return HarnessCall(c).Run().status; }
@@ -210,6 +220,95 @@ inline std::string TargetList() {
     names += std::string(names.empty() ? "" : " ") + hwy::TargetName(target);
   }
   return names;
+}
+
+/// The shapes of a broadcast operand of self [13, 37] the value tests take: absent, [C], [1],
+/// 0-dim, [N, 1] and self's own.
+inline std::vector<std::optional<std::vector<int64_t>>> BroadcastShapesOf13x37() {
+  return {std::nullopt, std::vector<int64_t>{37}, std::vector<int64_t>{1}, std::vector<int64_t>{},
+          std::vector<int64_t>{13, 1}, std::vector<int64_t>{13, 37}};
+}
+
+/// Calls f(a, b, c) for every triple of float dtypes, under a trace naming them.
+template <class F>
+void ForEveryDTypeTriple(F&& f) {
+  for (const aclDataType a : aclnn_cpu::kFloatDTypes) {
+    for (const aclDataType b : aclnn_cpu::kFloatDTypes) {
+      for (const aclDataType c : aclnn_cpu::kFloatDTypes) {
+        SCOPED_TRACE(::testing::Message() << aclnn_cpu::DTypeShortName(a) << "/" << aclnn_cpu::DTypeShortName(b)
+                                          << "/" << aclnn_cpu::DTypeShortName(c));
+        f(a, b, c);
+      }
+    }
+  }
+}
+
+/// Calls f(dtype, n, reduction) for every float dtype, every n of lengths around the vector widths
+/// of every target (4..16 fp32 lanes, 2..8 fp64) and a tile, and every reduction, under a trace
+/// naming them.
+template <class F>
+void ForEveryDTypeLengthAndReduction(F&& f) {
+  static constexpr int64_t kLengths[] = {1, 3, 7, 8, 15, 16, 17, 31, 33, 63, 65, 1023, 4099};
+  for (const aclDataType dtype : aclnn_cpu::kFloatDTypes) {
+    for (const int64_t n : kLengths) {
+      for (const int64_t reduction : {0, 1, 2}) {
+        SCOPED_TRACE(::testing::Message() << aclnn_cpu::DTypeShortName(dtype) << " n " << n << " reduction "
+                                          << reduction);
+        f(dtype, n, reduction);
+      }
+    }
+  }
+}
+
+/// The values out holds after @p run(out) with HWY_DYNAMIC_DISPATCH held on each SIMD target this
+/// build has and this CPU supports (an out of @p n elements of @p dtype per target), in the order
+/// of hwy::SupportedAndGeneratedTargets().
+template <class F, class Run>
+std::vector<std::vector<F>> OutputsOfEveryTarget(aclDataType dtype, int64_t n, Run&& run) {
+  std::vector<std::vector<F>> outputs;
+  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    acl_test::SimdTargetScope scope(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    TestTensor out({n}, dtype);
+    run(out);
+    std::vector<F> values(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = static_cast<F>(out.Get(i));
+    outputs.push_back(std::move(values));
+  }
+  return outputs;
+}
+
+/// The largest ULP difference between two targets' values of one element (@p outputs as
+/// OutputsOfEveryTarget returns them); @p worst receives the two targets and @p describe(i).
+template <class F, class I, class Describe>
+int64_t LargestUlpBetween(const std::vector<std::vector<F>>& outputs, Describe&& describe, std::string& worst) {
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  int64_t largest = 0;
+  for (size_t a = 0; a < outputs.size(); ++a) {
+    for (size_t b = a + 1; b < outputs.size(); ++b) {
+      for (size_t i = 0; i < outputs[a].size(); ++i) {
+        const int64_t ulp = UlpDistance<F, I>(outputs[a][i], outputs[b][i]);
+        if (ulp <= largest) continue;
+        largest = ulp;
+        worst = std::string(hwy::TargetName(targets[a])) + " vs " + hwy::TargetName(targets[b]) + " at " +
+                describe(static_cast<int64_t>(i));
+      }
+    }
+  }
+  return largest;
+}
+
+/// Prints the largest ULP differences between targets of @p what's fp32 and fp64 results over
+/// @p n elements and expects each within @p max_ulp.
+inline void ExpectTargetsAgree(const char* what, int64_t n, int64_t ulp32, const std::string& worst32, int64_t ulp64,
+                               const std::string& worst64, int64_t max_ulp) {
+  std::printf("[ bce      ] %s: largest ULP difference between SIMD targets (%s), %lld elements: fp32 %lld%s%s, "
+              "fp64 %lld%s%s\n",
+              what, TargetList().c_str(), static_cast<long long>(n), static_cast<long long>(ulp32),
+              worst32.empty() ? "" : " at ", worst32.c_str(), static_cast<long long>(ulp64),
+              worst64.empty() ? "" : " at ", worst64.c_str());
+  EXPECT_LE(ulp32, max_ulp) << worst32;
+  EXPECT_LE(ulp64, max_ulp) << worst64;
 }
 
 /// Restores the default thread count when a test ends, however it ends.

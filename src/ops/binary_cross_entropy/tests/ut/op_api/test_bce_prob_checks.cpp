@@ -10,34 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "first_phase_checks.h"
 #include "common/bce_prob_test_util.h"
 
 namespace bce_prob_test {
 namespace {
 
-using acl_test::FirstDifference;
-using acl_test::PrimeRecentErrMsg;
 using acl_test::TensorHandle;
-
-/// The first phase's operands as handles (null, destroyed or misaligned ones included).
-struct RawCall {
-  const aclTensor* self = nullptr;
-  const aclTensor* target = nullptr;
-  const aclTensor* weight = nullptr;
-  int64_t reduction = 0;
-  const aclTensor* out = nullptr;
-};
-
-acl_test::AclnnCall HarnessCall(const RawCall& c) {
-  return acl_test::AclnnCall(aclnn_cpu::apis::ApiId::kBinaryCrossEntropy)
-      .With({{"self", c.self}, {"target", c.target}, {"weight", c.weight}, {"out", c.out}})
-      .Reduction(c.reduction);
-}
 
 /// A valid call over [4, 5] fp32 tensors with a [5] weight, reduction none; each test breaks one
 /// rule (or two, for the order). Every tensor made here is snapshot before a refused call and
 /// compared after.
-class ForwardChecks : public ::testing::Test {
+class ForwardChecks : public acl_test::FirstPhaseChecks {
  protected:
   ForwardChecks() {
     FillProbabilities(self_, 1);
@@ -49,64 +33,13 @@ class ForwardChecks : public ::testing::Test {
 
   RawCall Valid() { return {self_.get(), target_.get(), weight_.get(), 0, out_.get()}; }
 
-  /// A further tensor, filled with probabilities (float dtypes) and tracked.
-  TestTensor& Extra(const std::vector<int64_t>& dims, aclDataType dtype = ACL_FLOAT) {
-    extras_.push_back(std::make_unique<TestTensor>(dims, dtype));
-    TestTensor& t = *extras_.back();
-    acl_test::FillRandom(t, 10 + extras_.size(), 0.25, 0.75);
-    tracked_.push_back(&t);
-    return t;
-  }
-
-  /// A handle of @p dims / @p strides / @p offset over a tracked tensor's storage, owned here.
-  const aclTensor* View(const TestTensor& base, const std::vector<int64_t>& dims, const std::vector<int64_t>& strides,
-                        int64_t offset) {
-    handles_.push_back(acl_test::ViewOver(base, dims, strides, offset));
-    return handles_.back().get();
-  }
-
-  /// A [4, 5] handle of @p dtype whose data starts @p byte_shift bytes into a tracked storage.
-  const aclTensor* Shifted(aclDataType dtype, int64_t byte_shift, std::vector<int64_t> dims = {4, 5}) {
-    TestTensor& storage = Extra({32}, dtype);
-    const int64_t storage_dims[1] = {20};
-    aclTensor* t = aclCreateTensor(dims.data(), dims.size(), dtype, nullptr, 0, ACL_FORMAT_ND, storage_dims, 1,
-                                   static_cast<char*>(storage.data()) + byte_shift);
-    EXPECT_NE(t, nullptr) << aclGetRecentErrMsg();
-    handles_.emplace_back(t);
-    return t;
-  }
-
-  /// Runs the first phase expecting @p code and a message naming the first phase and @p what;
-  /// no executor, no tracked byte changed. Null @p ws / @p e pass null out-pointers.
   void ExpectRejected(const RawCall& c, aclnnStatus code, const std::string& what, bool null_ws = false,
                       bool null_executor = false) {
-    PrimeRecentErrMsg();
-    std::vector<std::vector<uint8_t>> before;
-    for (const TestTensor* t : tracked_) before.push_back(t->StorageBytes());
-    uint64_t ws = 12345;
-    aclOpExecutor* e = nullptr;
-    const aclnnStatus status = HarnessCall(c).FirstPhase(null_ws ? nullptr : &ws, null_executor ? nullptr : &e);
-    const std::string message = aclGetRecentErrMsg();
-    EXPECT_EQ(status, code) << message;
-    EXPECT_EQ(e, nullptr);
-    EXPECT_NE(message.find(what), std::string::npos) << "message does not name '" << what << "': " << message;
-    EXPECT_NE(message.find(kFirstPhase), std::string::npos) << message;
-    for (size_t i = 0; i < tracked_.size(); ++i) {
-      EXPECT_EQ(FirstDifference(before[i], tracked_[i]->StorageBytes()), -1) << "storage of tensor " << i << " changed";
-    }
-    if (status == ACLNN_SUCCESS && e != nullptr) aclDestroyAclOpExecutor(e);
+    ExpectRejectedCall(HarnessCall(c), kFirstPhase, code, what, null_ws, null_executor);
   }
-
-  /// Runs both phases expecting success.
-  void ExpectAccepted(const RawCall& c) {
-    const acl_test::CallOutcome r = HarnessCall(c).Run();
-    EXPECT_EQ(r.status, ACLNN_SUCCESS) << r.failed_step << ": " << r.message;
-  }
+  void ExpectAccepted(const RawCall& c) { ExpectAcceptedCall(HarnessCall(c)); }
 
   TestTensor self_{{4, 5}, ACL_FLOAT}, target_{{4, 5}, ACL_FLOAT}, weight_{{5}, ACL_FLOAT}, out_{{4, 5}, ACL_FLOAT};
-  std::vector<const TestTensor*> tracked_;
-  std::vector<std::unique_ptr<TestTensor>> extras_;
-  std::vector<TensorHandle> handles_;
 };
 
 // (1) required pointers ---------------------------------------------------------------------------
@@ -353,17 +286,10 @@ TEST_F(ForwardChecks, EachRuleWinsOverTheRulesAfterIt) {
 TEST_F(ForwardChecks, EveryPromotionOfTheFloatTypesCastsToOut) {
   // PyTorch's rules promote floats to a float, and every float casts to every other: check (8)
   // never refuses a call the earlier checks let through.
-  for (const aclDataType self_dtype : aclnn_cpu::kFloatDTypes) {
-    for (const aclDataType target_dtype : aclnn_cpu::kFloatDTypes) {
-      for (const aclDataType weight_dtype : aclnn_cpu::kFloatDTypes) {
-        SCOPED_TRACE(::testing::Message()
-                     << aclnn_cpu::DTypeShortName(self_dtype) << "/" << aclnn_cpu::DTypeShortName(target_dtype) << "/"
-                     << aclnn_cpu::DTypeShortName(weight_dtype));
-        ExpectAccepted({Extra({4, 5}, self_dtype).get(), Extra({4, 5}, target_dtype).get(),
-                        Extra({5}, weight_dtype).get(), 1, Extra({}, self_dtype).get()});
-      }
-    }
-  }
+  ForEveryDTypeTriple([&](aclDataType self_dtype, aclDataType target_dtype, aclDataType weight_dtype) {
+    ExpectAccepted({Extra({4, 5}, self_dtype).get(), Extra({4, 5}, target_dtype).get(),
+                    Extra({5}, weight_dtype).get(), 1, Extra({}, self_dtype).get()});
+  });
 }
 
 }  // namespace

@@ -43,10 +43,7 @@ Verdict RunAndCheck(const ForwardCall& c) {
 
 TEST(ForwardValues, EveryDTypeReductionAndWeightBroadcastMatchesTheReference) {
   const std::vector<int64_t> dims = {13, 37};
-  // No weight, [C], [1], 0-dim, [N, 1], [N, C].
-  const std::optional<std::vector<int64_t>> weights[] = {
-      std::nullopt,           std::vector<int64_t>{37},    std::vector<int64_t>{1},
-      std::vector<int64_t>{}, std::vector<int64_t>{13, 1}, dims};
+  const auto weights = BroadcastShapesOf13x37();
   double worst_ulp[4] = {};
   for (size_t d = 0; d < 4; ++d) {
     const aclDataType dtype = kFloatDTypes[d];

@@ -26,7 +26,12 @@ using aclnn_cpu::bce_prob_grad::MatchesReference;
 using aclnn_cpu::bce_prob_grad::ProbGradErrorBound;
 using aclnn_cpu::bce_prob_grad::ProbGradReference;
 using bce_prob_test::ExpectNothingWrittenOutsideTheView;
+using bce_prob_test::ExpectTargetsAgree;
+using bce_prob_test::LargestUlpBetween;
+using bce_prob_test::OutputsOfEveryTarget;
 using bce_prob_test::FillLabels;
+using bce_prob_test::ForEveryDTypeLengthAndReduction;
+using bce_prob_test::ForEveryDTypeTriple;
 using bce_prob_test::FillProbabilities;
 using bce_prob_test::TargetList;
 using bce_prob_test::ThreadCountGuard;
@@ -38,16 +43,22 @@ constexpr const char* kFirstPhase = "aclnnBinaryCrossEntropyBackwardGetWorkspace
 
 /// One call of aclnnBinaryCrossEntropyBackward: gradOutput, self, target, an optional weight,
 /// the forward's reduction, out (the gradient).
-struct BackwardCall {
-  TestTensor* grad_output;
-  TestTensor* self;
-  TestTensor* target;
-  TestTensor* weight = nullptr;
+/// P: TestTensor* (the tests' tensors) or const aclTensor* (handles: the checks' null, destroyed
+/// or misaligned ones).
+template <class P>
+struct BackwardCallOf {
+  P grad_output;
+  P self;
+  P target;
+  P weight = nullptr;
   int64_t reduction = 0;
-  TestTensor* out;
+  P out;
 };
+using BackwardCall = BackwardCallOf<TestTensor*>;
+using RawCall = BackwardCallOf<const aclTensor*>;
 
-inline acl_test::AclnnCall HarnessCall(const BackwardCall& c) {
+template <class P>
+acl_test::AclnnCall CallOf(const BackwardCallOf<P>& c) {
   return acl_test::AclnnCall(aclnn_cpu::apis::ApiId::kBinaryCrossEntropyBackward)
       .With({{"grad_output", c.grad_output},
              {"self", c.self},
@@ -56,6 +67,8 @@ inline acl_test::AclnnCall HarnessCall(const BackwardCall& c) {
              {"out", c.out}})
       .Reduction(c.reduction);
 }
+inline acl_test::AclnnCall HarnessCall(const BackwardCall& c) { return CallOf(c); }
+inline acl_test::AclnnCall HarnessCall(const RawCall& c) { return CallOf(c); }
 
 inline aclnnStatus RunCall(const BackwardCall& c) { return HarnessCall(c).Run().status; }
 

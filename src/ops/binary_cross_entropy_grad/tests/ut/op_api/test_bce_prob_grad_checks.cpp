@@ -10,34 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "first_phase_checks.h"
 #include "common/bce_prob_grad_test_util.h"
 
 namespace bce_prob_grad_test {
 namespace {
 
 using acl_test::FirstDifference;
-using acl_test::PrimeRecentErrMsg;
 using acl_test::TensorHandle;
-
-/// The first phase's operands as handles (null, destroyed or misaligned ones included).
-struct RawCall {
-  const aclTensor* grad_output = nullptr;
-  const aclTensor* self = nullptr;
-  const aclTensor* target = nullptr;
-  const aclTensor* weight = nullptr;
-  int64_t reduction = 0;
-  const aclTensor* out = nullptr;
-};
-
-acl_test::AclnnCall HarnessCall(const RawCall& c) {
-  return acl_test::AclnnCall(aclnn_cpu::apis::ApiId::kBinaryCrossEntropyBackward)
-      .With({{"grad_output", c.grad_output},
-             {"self", c.self},
-             {"target", c.target},
-             {"weight", c.weight},
-             {"out", c.out}})
-      .Reduction(c.reduction);
-}
 
 /// The operands a test breaks, by the parameter name the messages use.
 enum class Slot { kGradOutput, kSelf, kTarget, kWeight, kOut };
@@ -67,7 +47,7 @@ void Put(RawCall& c, Slot slot, const aclTensor* t) {
 /// A valid call over [4, 5] fp32 tensors with a [5] weight, reduction mean; each test breaks one
 /// rule (or two, for the order). Every tensor made here is snapshot before a refused call and
 /// compared after.
-class BackwardChecks : public ::testing::Test {
+class BackwardChecks : public acl_test::FirstPhaseChecks {
  protected:
   BackwardChecks() {
     acl_test::FillRandom(grad_output_, 1, -2, 2);
@@ -80,61 +60,14 @@ class BackwardChecks : public ::testing::Test {
 
   RawCall Valid() { return {grad_output_.get(), self_.get(), target_.get(), weight_.get(), 1, out_.get()}; }
 
-  /// A further tensor, filled with values in [0.25, 0.75) (float dtypes) and tracked.
-  TestTensor& Extra(const std::vector<int64_t>& dims, aclDataType dtype = ACL_FLOAT) {
-    extras_.push_back(std::make_unique<TestTensor>(dims, dtype));
-    TestTensor& t = *extras_.back();
-    acl_test::FillRandom(t, 10 + extras_.size(), 0.25, 0.75);
-    tracked_.push_back(&t);
-    return t;
-  }
-
-  const aclTensor* View(const TestTensor& base, const std::vector<int64_t>& dims, const std::vector<int64_t>& strides,
-                        int64_t offset) {
-    handles_.push_back(acl_test::ViewOver(base, dims, strides, offset));
-    return handles_.back().get();
-  }
-
-  /// A handle of @p dims and @p dtype whose data starts @p byte_shift bytes into a tracked storage.
-  const aclTensor* Shifted(aclDataType dtype, int64_t byte_shift, std::vector<int64_t> dims = {4, 5}) {
-    TestTensor& storage = Extra({32}, dtype);
-    const int64_t storage_dims[1] = {20};
-    aclTensor* t = aclCreateTensor(dims.data(), dims.size(), dtype, nullptr, 0, ACL_FORMAT_ND, storage_dims, 1,
-                                   static_cast<char*>(storage.data()) + byte_shift);
-    EXPECT_NE(t, nullptr) << aclGetRecentErrMsg();
-    handles_.emplace_back(t);
-    return t;
-  }
-
   void ExpectRejected(const RawCall& c, aclnnStatus code, const std::string& what, bool null_ws = false,
                       bool null_executor = false) {
-    PrimeRecentErrMsg();
-    std::vector<std::vector<uint8_t>> before;
-    for (const TestTensor* t : tracked_) before.push_back(t->StorageBytes());
-    uint64_t ws = 12345;
-    aclOpExecutor* e = nullptr;
-    const aclnnStatus status = HarnessCall(c).FirstPhase(null_ws ? nullptr : &ws, null_executor ? nullptr : &e);
-    const std::string message = aclGetRecentErrMsg();
-    EXPECT_EQ(status, code) << message;
-    EXPECT_EQ(e, nullptr);
-    EXPECT_NE(message.find(what), std::string::npos) << "message does not name '" << what << "': " << message;
-    EXPECT_NE(message.find(kFirstPhase), std::string::npos) << message;
-    for (size_t i = 0; i < tracked_.size(); ++i) {
-      EXPECT_EQ(FirstDifference(before[i], tracked_[i]->StorageBytes()), -1) << "storage of tensor " << i << " changed";
-    }
-    if (status == ACLNN_SUCCESS && e != nullptr) aclDestroyAclOpExecutor(e);
+    ExpectRejectedCall(HarnessCall(c), kFirstPhase, code, what, null_ws, null_executor);
   }
-
-  void ExpectAccepted(const RawCall& c) {
-    const acl_test::CallOutcome r = HarnessCall(c).Run();
-    EXPECT_EQ(r.status, ACLNN_SUCCESS) << r.failed_step << ": " << r.message;
-  }
+  void ExpectAccepted(const RawCall& c) { ExpectAcceptedCall(HarnessCall(c)); }
 
   TestTensor grad_output_{{4, 5}, ACL_FLOAT}, self_{{4, 5}, ACL_FLOAT}, target_{{4, 5}, ACL_FLOAT},
       weight_{{5}, ACL_FLOAT}, out_{{4, 5}, ACL_FLOAT};
-  std::vector<const TestTensor*> tracked_;
-  std::vector<std::unique_ptr<TestTensor>> extras_;
-  std::vector<TensorHandle> handles_;
 };
 
 // (1) required pointers ---------------------------------------------------------------------------
@@ -345,17 +278,10 @@ TEST_F(BackwardChecks, EachRuleWinsOverTheRulesAfterIt) {
 TEST_F(BackwardChecks, EveryPromotionOfTheFloatTypesCastsToOut) {
   // Floats promote to a float and every float casts to every other: (7) never refuses a call the
   // earlier checks let through.
-  for (const aclDataType self_dtype : aclnn_cpu::kFloatDTypes) {
-    for (const aclDataType other : aclnn_cpu::kFloatDTypes) {
-      for (const aclDataType weight_dtype : aclnn_cpu::kFloatDTypes) {
-        SCOPED_TRACE(::testing::Message()
-                     << aclnn_cpu::DTypeShortName(self_dtype) << "/" << aclnn_cpu::DTypeShortName(other) << "/"
-                     << aclnn_cpu::DTypeShortName(weight_dtype));
-        ExpectAccepted({Extra({}, other).get(), Extra({4, 5}, self_dtype).get(), Extra({4, 5}, other).get(),
-                        Extra({5}, weight_dtype).get(), 1, Extra({4, 5}, self_dtype).get()});
-      }
-    }
-  }
+  ForEveryDTypeTriple([&](aclDataType self_dtype, aclDataType other, aclDataType weight_dtype) {
+    ExpectAccepted({Extra({}, other).get(), Extra({4, 5}, self_dtype).get(), Extra({4, 5}, other).get(),
+                    Extra({5}, weight_dtype).get(), 1, Extra({4, 5}, self_dtype).get()});
+  });
 }
 
 }  // namespace

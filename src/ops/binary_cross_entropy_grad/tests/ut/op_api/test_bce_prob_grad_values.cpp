@@ -35,9 +35,7 @@ std::string ShapeText(const std::optional<std::vector<int64_t>>& dims) {
 TEST(BackwardValues, EveryDTypeReductionAndBroadcastMatchesTheReference) {
   const std::vector<int64_t> dims = {13, 37};
   const std::vector<int64_t> grad_outputs[] = {{}, {13, 37}, {37}, {13, 1}, {1}};
-  const std::optional<std::vector<int64_t>> weights[] = {
-      std::nullopt,           std::vector<int64_t>{37},    std::vector<int64_t>{1},
-      std::vector<int64_t>{}, std::vector<int64_t>{13, 1}, dims};
+  const auto weights = bce_prob_test::BroadcastShapesOf13x37();
   double worst_ulp[4] = {};
   for (size_t d = 0; d < 4; ++d) {
     const aclDataType dtype = kFloatDTypes[d];
