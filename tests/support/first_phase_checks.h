@@ -47,6 +47,9 @@ class FirstPhaseChecks : public ::testing::Test {
     return t;
   }
 
+  /// A [4, 5] out whose elements share memory (each row the same five elements of a tracked storage).
+  const aclTensor* SelfOverlappingOut() { return View(Extra({5}), {4, 5}, {0, 1}, 0); }
+
   /// Runs the first phase of @p call expecting @p code and a message naming @p first_phase and
   /// @p what; no executor, no tracked byte changed. @p null_ws / @p null_executor pass null
   /// out-pointers.

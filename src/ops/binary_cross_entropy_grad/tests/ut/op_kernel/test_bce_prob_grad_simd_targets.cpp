@@ -18,10 +18,9 @@
 namespace bce_prob_grad_test {
 namespace {
 
-using acl_test::OnEverySimdTargetTest;
 using aclnn_cpu::DTypeShortName;
 
-class BackwardOnEveryTarget : public OnEverySimdTargetTest {};
+class BackwardOnEveryTarget : public acl_test::OnEverySimdTargetTest {};
 
 TEST_P(BackwardOnEveryTarget, TheCallRunsThisTargetsKernel) { EXPECT_STREQ(aclnnCpuSimdTargetName(), target_name()); }
 
