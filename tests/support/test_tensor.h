@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnn/aclnn_cpu.h"
 #include "aclnn/acl_meta.h"
 #include "client/two_phase_call.h"
 
@@ -107,5 +108,14 @@ int64_t FirstDifference(const std::vector<uint8_t>& a, const std::vector<uint8_t
 
 /// Whether the view elements of @p a and @p b (same dims and dtype) have identical bits.
 ::testing::AssertionResult SameViewBits(const TestTensor& a, const TestTensor& b);
+
+/// Restores the default thread count (aclnnCpuSetNumThreads(0)) when a test ends, however it ends.
+class ThreadCountGuard {
+ public:
+  ThreadCountGuard() = default;
+  ~ThreadCountGuard() { aclnnCpuSetNumThreads(0); }
+  ThreadCountGuard(const ThreadCountGuard&) = delete;
+  ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
+};
 
 }  // namespace acl_test

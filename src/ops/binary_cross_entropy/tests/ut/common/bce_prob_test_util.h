@@ -29,11 +29,8 @@
 
 namespace bce_prob_test {
 
+using namespace aclnn_cpu::bce_prob;  // the reference: ComputeProbLossReference, ProbLossErrorBound, ...
 using acl_test::TestTensor;
-using aclnn_cpu::bce_prob::ComputeProbLossReference;
-using aclnn_cpu::bce_prob::MatchesReference;
-using aclnn_cpu::bce_prob::ProbLossErrorBound;
-using aclnn_cpu::bce_prob::ProbLossReference;
 
 constexpr const char* kFirstPhase = "aclnnBinaryCrossEntropyGetWorkspaceSize";
 
@@ -298,10 +295,17 @@ int64_t LargestUlpBetween(const std::vector<std::vector<F>>& outputs, Describe&&
   return largest;
 }
 
-/// Prints the largest ULP differences between targets of @p what's fp32 and fp64 results over
-/// @p n elements and expects each within @p max_ulp.
-inline void ExpectTargetsAgree(const char* what, int64_t n, int64_t ulp32, const std::string& worst32, int64_t ulp64,
-                               const std::string& worst64, int64_t max_ulp) {
+/// A function giving the largest ULP difference between targets of a call's results over n
+/// elements of a dtype (naming the worst in its string).
+using LargestUlpFn = int64_t (*)(aclDataType dtype, int64_t n, std::string& worst);
+
+/// Runs @p fp32 and @p fp64 over 2^18 elements, prints the largest ULP differences between
+/// targets of @p what's results and expects each within @p max_ulp.
+inline void ExpectTargetsAgree(const char* what, int64_t max_ulp, LargestUlpFn fp32, LargestUlpFn fp64) {
+  const int64_t n = int64_t{1} << 18;
+  std::string worst32, worst64;
+  const int64_t ulp32 = fp32(ACL_FLOAT, n, worst32);
+  const int64_t ulp64 = fp64(ACL_DOUBLE, n, worst64);
   std::printf("[ bce      ] %s: largest ULP difference between SIMD targets (%s), %lld elements: fp32 %lld%s%s, "
               "fp64 %lld%s%s\n",
               what, TargetList().c_str(), static_cast<long long>(n), static_cast<long long>(ulp32),
@@ -311,13 +315,6 @@ inline void ExpectTargetsAgree(const char* what, int64_t n, int64_t ulp32, const
   EXPECT_LE(ulp64, max_ulp) << worst64;
 }
 
-/// Restores the default thread count when a test ends, however it ends.
-class ThreadCountGuard {
- public:
-  ThreadCountGuard() = default;
-  ~ThreadCountGuard() { aclnnCpuSetNumThreads(0); }
-  ThreadCountGuard(const ThreadCountGuard&) = delete;
-  ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
-};
+using acl_test::ThreadCountGuard;  // restores the default thread count when a test ends
 
 }  // namespace bce_prob_test

@@ -231,14 +231,7 @@ TEST(Numerics, InfiniteWeightsAndGradOutputFollowIeeeArithmetic) {
 // ---------------------------------------------------------------------------------------------
 // Determinism: bitwise-identical results for any thread count and any run.
 
-/// Restores the default thread count when a test ends, however it ends.
-class ThreadCountGuard {
- public:
-  ThreadCountGuard() = default;
-  ~ThreadCountGuard() { aclnnCpuSetNumThreads(0); }
-  ThreadCountGuard(const ThreadCountGuard&) = delete;
-  ThreadCountGuard& operator=(const ThreadCountGuard&) = delete;
-};
+using acl_test::ThreadCountGuard;  // restores the default thread count when a test ends
 
 constexpr int64_t kLargeRows = 1000;
 constexpr int64_t kLargeCols = 1003;  // 1e6 + 3000 elements: odd tails everywhere
