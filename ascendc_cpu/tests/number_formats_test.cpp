@@ -261,3 +261,33 @@ TEST(NumberFormats, DecomposeByValueRoundsAsDecomposeInEveryMode)
 }
 
 }  // namespace
+
+// Cast float -> int32_t CAST_RINT has a fast form (detail::RintToInt32, used by the index arithmetic
+// of gathered kernels); it must give Convert's results: nearest, ties to even, saturation, NaN 0.
+TEST(NumberFormats, FastFloatToInt32RintMatchesConvert)
+{
+    const auto check = [](float v) {
+        ASSERT_EQ(AscendC::detail::RintToInt32(v), AscendC::detail::Convert<int32_t>(v, Rounding::kNearestEven))
+            << "value " << v << " (bits " << std::hex << BitsOf(v) << ")";
+    };
+    const float specials[] = {0.0f,       -0.0f,       0.5f,         1.5f,        2.5f,       -0.5f,
+                              -1.5f,      -2.5f,       0x1p22f + 0.5f, -0x1p22f - 0.5f, 0x1p23f - 0.5f, 0x1p23f,
+                              0x1p23f + 1, 2147483520.0f, 2147483648.0f, -2147483648.0f, -2147483904.0f,
+                              std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                              std::nanf(""), std::numeric_limits<float>::denorm_min()};
+    for (float v : specials) check(v);
+    // Every float whose magnitude is below 2^25 in steps of a few ulps, and random bit patterns.
+    for (uint32_t bits = 0; bits < 0x4c000000u; bits += 97) {
+        float v;
+        std::memcpy(&v, &bits, sizeof(v));
+        check(v);
+        check(-v);
+    }
+    std::mt19937 rng(7);
+    for (int i = 0; i < 1000000; ++i) {
+        const uint32_t bits = rng();
+        float v;
+        std::memcpy(&v, &bits, sizeof(v));
+        check(v);
+    }
+}

@@ -54,13 +54,20 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
         return;  // reported by Read/Write; nothing runs
     }
     const uint32_t* offsets = reinterpret_cast<const uint32_t*>(offsets_data);
+    // One pass without an early exit (it vectorises: this loop is hot in gathered kernels), then
+    // the first misaligned offset found again for the report.
     uint64_t end = 0;
+    uint64_t misaligned = 0;
     for (uint32_t i = 0; i < count; ++i) {
+        const uint64_t at = static_cast<uint64_t>(srcBaseAddr) + offsets[i];
+        misaligned |= at % sizeof(T);
+        end = std::max(end, at + sizeof(T));
+    }
+    for (uint32_t i = 0; misaligned != 0 && i < count; ++i) {
         const uint64_t at = static_cast<uint64_t>(srcBaseAddr) + offsets[i];
         if (!rt::CheckMultiple(api, "srcBaseAddr + srcOffset[i] (bytes)", at, sizeof(T))) {
             return;
         }
-        end = std::max(end, at + sizeof(T));
     }
     const uint8_t* in = op.Read(src.UbView(), end, sizeof(T));
     if (!op.Issue()) {
@@ -69,11 +76,20 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
     for (uint32_t i = 0; i < count; ++i) {
         const uint64_t at = static_cast<uint64_t>(srcBaseAddr) + offsets[i];
         std::memcpy(out + static_cast<uint64_t>(i) * sizeof(T), in + at, sizeof(T));
-        if (op.Tracking()) {
-            const bool written = rt::ShadowAll(op.Shadow(offsets_data) + static_cast<uint64_t>(i) * sizeof(uint32_t),
-                                               sizeof(uint32_t)) &&
-                                 rt::ShadowAll(op.Shadow(in) + at, sizeof(T));
-            rt::ShadowFill(op.Shadow(out) + static_cast<uint64_t>(i) * sizeof(T), sizeof(T), written);
+    }
+    if (op.Tracking()) {
+        // An element is written when its offset and its source element are (byte by byte: the
+        // shadow holds 0xff per written byte). The shadows are looked up once per instruction.
+        const uint8_t* offset_shadow = op.Shadow(offsets_data);
+        const uint8_t* in_shadow = op.Shadow(in);
+        uint8_t* out_shadow = op.Shadow(out);
+        for (uint32_t i = 0; offset_shadow != nullptr && in_shadow != nullptr && out_shadow != nullptr && i < count;
+             ++i) {
+            const uint64_t at = static_cast<uint64_t>(srcBaseAddr) + offsets[i];
+            bool written = true;
+            for (uint64_t b = 0; b < sizeof(uint32_t); ++b) written = written && offset_shadow[i * sizeof(uint32_t) + b] != 0;
+            for (uint64_t b = 0; b < sizeof(T); ++b) written = written && in_shadow[at + b] != 0;
+            std::memset(out_shadow + static_cast<uint64_t>(i) * sizeof(T), written ? 0xff : 0, sizeof(T));
         }
     }
 }

@@ -501,6 +501,25 @@ inline D Convert(S v, ::ascendc_cpu::numbers::Rounding r)
     }
 }
 
+/// float -> int32_t, nearest with ties to even, saturating, NaN to 0: Convert<int32_t>(v,
+/// kNearestEven). Below 2^23 in magnitude, adding and subtracting 2^23 rounds to an integer in the
+/// default rounding mode (nearest-even); from 2^23 up every float is an integer already.
+inline int32_t RintToInt32(float v)
+{
+    if (v != v) {
+        return 0;
+    }
+    const float magnitude = std::fabs(v);
+    float rounded = v;
+    if (magnitude < 0x1p23f) {
+        const float shifted = magnitude + 0x1p23f;  // not folded: IEEE arithmetic (no -ffast-math)
+        rounded = std::copysign(shifted - 0x1p23f, v);
+    }
+    if (rounded >= 2147483648.0f) return std::numeric_limits<int32_t>::max();
+    if (rounded < -2147483648.0f) return std::numeric_limits<int32_t>::lowest();
+    return static_cast<int32_t>(rounded);
+}
+
 }  // namespace detail
 
 template <typename T, typename U>
@@ -528,6 +547,15 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
                 detail::Elementwise(
                     "Cast", true, dst, count,
                     [](float v) { return bfloat16_t::FromBits(::ascendc_cpu::numbers::Bfloat16Bits(v)); }, src);
+                return;
+            }
+            detail::Elementwise("Cast", true, dst, count, [r](U v) { return detail::Convert<T>(v, r); }, src);
+        } else if constexpr (std::is_same<T, int32_t>::value && std::is_same<U, float>::value) {
+            if (roundMode == RoundMode::CAST_RINT) {
+                // The index arithmetic of gathers: a branch-light form of Convert's nearest-even
+                // rounding (the same results; the per-element switch and nearbyint call were the
+                // cost of gathered kernels).
+                detail::Elementwise("Cast", true, dst, count, [](float v) { return detail::RintToInt32(v); }, src);
                 return;
             }
             detail::Elementwise("Cast", true, dst, count, [r](U v) { return detail::Convert<T>(v, r); }, src);
