@@ -6,10 +6,9 @@
 #include "tikicpulib.h"
 
 namespace aclnn_cpu::ascendc_route {
-namespace {
 
-template <typename T>
-void Launch(uint32_t block_dim, uint8_t* const* gm) {
+// One ICPU_RUN_KF per type, so that the findings name the entry with its type.
+void LaunchSigmoidCrossEntropyWithLogitsGradV2(TwinDType dtype, uint32_t block_dim, uint8_t* const* gm) {
   uint8_t* predict = gm[0];
   uint8_t* target = gm[1];
   uint8_t* dout = gm[2];
@@ -18,17 +17,19 @@ void Launch(uint32_t block_dim, uint8_t* const* gm) {
   uint8_t* gradient = gm[5];
   uint8_t* workspace = gm[6];
   uint8_t* tiling = gm[7];
-  ICPU_RUN_KF(sigmoid_cross_entropy_with_logits_grad_v2_typed<T>, block_dim, predict, target, dout, weight,
-              pos_weight, gradient, workspace, tiling);
-}
-
-}  // namespace
-
-void LaunchSigmoidCrossEntropyWithLogitsGradV2(TwinDType dtype, uint32_t block_dim, uint8_t* const* gm) {
   switch (dtype) {
-    case TwinDType::kFloat: Launch<float>(block_dim, gm); break;
-    case TwinDType::kFloat16: Launch<half>(block_dim, gm); break;
-    case TwinDType::kBFloat16: Launch<bfloat16_t>(block_dim, gm); break;
+    case TwinDType::kFloat:
+      ICPU_RUN_KF(sigmoid_cross_entropy_with_logits_grad_v2_typed<float>, block_dim, predict, target, dout, weight,
+                  pos_weight, gradient, workspace, tiling);
+      break;
+    case TwinDType::kFloat16:
+      ICPU_RUN_KF(sigmoid_cross_entropy_with_logits_grad_v2_typed<half>, block_dim, predict, target, dout, weight,
+                  pos_weight, gradient, workspace, tiling);
+      break;
+    case TwinDType::kBFloat16:
+      ICPU_RUN_KF(sigmoid_cross_entropy_with_logits_grad_v2_typed<bfloat16_t>, block_dim, predict, target, dout,
+                  weight, pos_weight, gradient, workspace, tiling);
+      break;
   }
 }
 
