@@ -1,6 +1,8 @@
 // The twin side of the route's boundary (twin_interface.h): GM, and one launch at a time with the
 // findings of that launch. Compiled as a kernel unit test is (tikicpulib::ascend910B1's
 // definitions), in the object library aclnn_bce_ascendc_kernels.
+#include <pthread.h>
+
 #include <mutex>
 
 #include "ascendc_route/twin_interface.h"
@@ -19,6 +21,15 @@ std::mutex& LaunchMutex() {
   static auto* mutex = new std::mutex;
   return *mutex;
 }
+
+// Fork: a launch running on another thread holds the twin's locks, which a child forked meanwhile
+// would inherit held (its first launch would wait forever). fork() waits until no launch of the
+// route runs, as it waits for the streams (Note [Exit and fork]); the route's launches never run
+// on a stream, so the two waits cannot wait for each other.
+[[maybe_unused]] const bool g_fork_handlers_installed = [] {
+  return pthread_atfork([] { LaunchMutex().lock(); }, [] { LaunchMutex().unlock(); },
+                        [] { LaunchMutex().unlock(); }) == 0;
+}();
 
 }  // namespace
 

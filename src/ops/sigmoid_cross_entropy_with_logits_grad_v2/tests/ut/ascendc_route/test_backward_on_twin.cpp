@@ -126,6 +126,34 @@ TEST_F(BackwardOnTwin, MixedDTypesAreCastToThePromotedDType) {
   EXPECT_EQ(CheckAgainstReference(p).mismatches, 0);
 }
 
+TEST_F(BackwardOnTwin, StridedInputsATransposedOutAndAnInPlaceCallMatchTheReference) {
+  SKIP_UNLESS_MODE(KernelsMode::kAscendc);
+  const std::vector<int64_t> dims{24, 70};
+  // self read with a step of 2 and an offset; out (of target's dtype, bf16: the fp32 result is
+  // cast on the host) transposed in a padded storage.
+  TestTensor x(dims, {150, 2}, 3, 24 * 150, ACL_FLOAT), y(dims, ACL_BF16), dout(dims, ACL_FLOAT);
+  TestTensor out(dims, {1, 30}, 0, 30 * 70, ACL_BF16);
+  FillRandom(x, 81, -8, 8);
+  FillRandom(y, 82, 0, 1);
+  FillRandom(dout, 83, -2, 2);
+  const Problem p{&dout, &x, &y, nullptr, nullptr, 0, &out};
+  ASSERT_EQ(RunOperator(p), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  EXPECT_EQ(CheckAgainstReference(p).mismatches, 0);
+  // In place: out is gradOutput's very view; every input was copied into GM before the launch.
+  TestTensor dout16(dims, ACL_BF16), dout16_copy(dims, ACL_BF16);
+  for (int64_t i = 0; i < dout.numel(); ++i) {
+    dout16.Set(i, dout.Get(i));
+    dout16_copy.Set(i, dout.Get(i));
+  }
+  const Problem in_place{&dout16, &x, &y, nullptr, nullptr, 2, &dout16};
+  ASSERT_EQ(RunOperator(in_place), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  TestTensor expected(dims, ACL_BF16);
+  const Problem out_of_place{&dout16_copy, &x, &y, nullptr, nullptr, 2, &expected};
+  ASSERT_EQ(RunOperator(out_of_place), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  EXPECT_TRUE(SameViewBits(dout16, expected));
+  EXPECT_EQ(g_launches.load(), 3);
+}
+
 TEST_F(BackwardOnTwin, Fp64RunsTheCpuKernels) {
   SKIP_UNLESS_MODE(KernelsMode::kAscendc);
   const std::vector<int64_t> dims{16, 40};
