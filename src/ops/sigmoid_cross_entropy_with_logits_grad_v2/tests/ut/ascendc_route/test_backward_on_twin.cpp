@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -213,6 +214,29 @@ TEST_F(BackwardOnTwin, AnErrorFindingFailsTheSecondPhaseAndLeavesOutUnwritten) {
   const Problem p = r.Get(0);
   ASSERT_EQ(RunOperator(p), ACLNN_SUCCESS) << aclGetRecentErrMsg();
   EXPECT_EQ(CheckAgainstReference(p).mismatches, 0);
+}
+
+/// In a death test's child: a faulty launch with ASCENDC_CPU_FATAL=1, after a launch queued on a
+/// stream (fp64: the CPU kernels, long enough not to run inline) has installed the runtime's exit
+/// handler, which waits for running launches: the twin's exit() must not come from inside one
+/// (Note [Launches run by the caller]).
+[[noreturn]] void FaultUnderFatal() {
+  setenv("ASCENDC_CPU_FATAL", "1", 1);  // the twin reads it at each launch
+  const std::vector<int64_t> big{1024, 1024};
+  RandomProblem cpu(big, ACL_DOUBLE, big, nullptr, nullptr, 91);
+  aclrtStream stream = nullptr;
+  if (aclrtCreateStream(&stream) != ACL_SUCCESS || RunOperator(cpu.Get(0), stream) != ACLNN_SUCCESS) std::_Exit(3);
+  const std::vector<int64_t> dims{3, 100};
+  RandomProblem r(dims, ACL_FLOAT, dims, nullptr, nullptr, 92);
+  g_overrun = true;
+  (void)RunOperator(r.Get(0), stream);
+  std::_Exit(0);  // not reached: the twin exits
+}
+
+TEST_F(BackwardOnTwin, UnderAscendcCpuFatalAnErrorFindingEndsTheProcessWithStatus1) {
+  SKIP_UNLESS_MODE(KernelsMode::kAscendc);
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(FaultUnderFatal(), ::testing::ExitedWithCode(1), "error: gm-out-of-bounds");
 }
 
 TEST_F(BackwardOnTwin, CallsFromSeveralThreadsEachGetTheirOwnResult) {
