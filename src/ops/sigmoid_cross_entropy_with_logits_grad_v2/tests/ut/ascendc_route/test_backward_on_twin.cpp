@@ -86,16 +86,21 @@ struct RandomProblem {
   Problem Get(int64_t reduction) { return {&dout, &x, &y, weight.get(), pos_weight.get(), reduction, &out}; }
 };
 
+/// Runs @p p, expecting @p launches kernel launches on the twin and every element within the
+/// reference's bound.
+void ExpectLaunchesAndTheReference(const Problem& p, int launches) {
+  g_launches = 0;
+  ASSERT_EQ(RunOperator(p), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  EXPECT_EQ(g_launches.load(), launches);
+  EXPECT_EQ(CheckAgainstReference(p).mismatches, 0);
+}
+
 TEST_F(BackwardOnTwin, EveryDTypeRunsTheKernelOnceAndMatchesTheReference) {
   SKIP_UNLESS_MODE(KernelsMode::kAscendc);
   for (const aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
     const std::vector<int64_t> dims{37, 129}, row{129};
     RandomProblem r(dims, dtype, dims, &dims, &row, 11);
-    const Problem p = r.Get(1);
-    g_launches = 0;
-    ASSERT_EQ(RunOperator(p), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-    EXPECT_EQ(g_launches.load(), 1);
-    EXPECT_EQ(CheckAgainstReference(p).mismatches, 0);
+    ExpectLaunchesAndTheReference(r.Get(1), 1);
   }
 }
 
@@ -105,13 +110,9 @@ TEST_F(BackwardOnTwin, PeriodicAndExpandedBroadcastsMatchTheReference) {
   // [N, H, W] (its period), and a [H, W] weight with a [W] pos_weight (one shared period).
   const std::vector<int64_t> dims{6, 7, 50}, scalar{}, column{6, 1, 1}, row{50}, plane{7, 50};
   RandomProblem expanded(dims, ACL_FLOAT, scalar, &column, &row, 21);
-  const Problem p = expanded.Get(0);
-  ASSERT_EQ(RunOperator(p), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-  EXPECT_EQ(CheckAgainstReference(p).mismatches, 0);
+  ExpectLaunchesAndTheReference(expanded.Get(0), 1);
   RandomProblem shared(dims, ACL_FLOAT16, row, &plane, &row, 22);
-  const Problem q = shared.Get(2);
-  ASSERT_EQ(RunOperator(q), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-  EXPECT_EQ(CheckAgainstReference(q).mismatches, 0);
+  ExpectLaunchesAndTheReference(shared.Get(2), 1);
 }
 
 TEST_F(BackwardOnTwin, MixedDTypesAreCastToThePromotedDType) {
@@ -121,10 +122,7 @@ TEST_F(BackwardOnTwin, MixedDTypesAreCastToThePromotedDType) {
   FillRandom(dout, 1, -2, 2);
   FillRandom(x, 2, -10, 10);
   FillRandom(y, 3, 0, 1);
-  const Problem p{&dout, &x, &y, nullptr, nullptr, 0, &out};  // fp16 with bf16: fp32
-  ASSERT_EQ(RunOperator(p), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-  EXPECT_EQ(g_launches.load(), 1);
-  EXPECT_EQ(CheckAgainstReference(p).mismatches, 0);
+  ExpectLaunchesAndTheReference({&dout, &x, &y, nullptr, nullptr, 0, &out}, 1);  // fp16 with bf16: fp32
 }
 
 TEST_F(BackwardOnTwin, StridedInputsATransposedOutAndAnInPlaceCallMatchTheReference) {
@@ -137,9 +135,7 @@ TEST_F(BackwardOnTwin, StridedInputsATransposedOutAndAnInPlaceCallMatchTheRefere
   FillRandom(x, 81, -8, 8);
   FillRandom(y, 82, 0, 1);
   FillRandom(dout, 83, -2, 2);
-  const Problem p{&dout, &x, &y, nullptr, nullptr, 0, &out};
-  ASSERT_EQ(RunOperator(p), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-  EXPECT_EQ(CheckAgainstReference(p).mismatches, 0);
+  ExpectLaunchesAndTheReference({&dout, &x, &y, nullptr, nullptr, 0, &out}, 1);
   // In place: out is gradOutput's very view; every input was copied into GM before the launch.
   TestTensor dout16(dims, ACL_BF16), dout16_copy(dims, ACL_BF16);
   for (int64_t i = 0; i < dout.numel(); ++i) {
@@ -152,17 +148,14 @@ TEST_F(BackwardOnTwin, StridedInputsATransposedOutAndAnInPlaceCallMatchTheRefere
   const Problem out_of_place{&dout16_copy, &x, &y, nullptr, nullptr, 2, &expected};
   ASSERT_EQ(RunOperator(out_of_place), ACLNN_SUCCESS) << aclGetRecentErrMsg();
   EXPECT_TRUE(SameViewBits(dout16, expected));
-  EXPECT_EQ(g_launches.load(), 3);
+  EXPECT_EQ(g_launches.load(), 3);  // this test's three calls
 }
 
 TEST_F(BackwardOnTwin, Fp64RunsTheCpuKernels) {
   SKIP_UNLESS_MODE(KernelsMode::kAscendc);
   const std::vector<int64_t> dims{16, 40};
   RandomProblem r(dims, ACL_DOUBLE, dims, nullptr, nullptr, 31);
-  const Problem p = r.Get(0);
-  ASSERT_EQ(RunOperator(p), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-  EXPECT_EQ(g_launches.load(), 0);
-  EXPECT_EQ(CheckAgainstReference(p).mismatches, 0);
+  ExpectLaunchesAndTheReference(r.Get(0), 0);
 }
 
 TEST_F(BackwardOnTwin, AnEmptySelfLaunchesNothing) {
@@ -211,9 +204,7 @@ TEST_F(BackwardOnTwin, AnErrorFindingFailsTheSecondPhaseAndLeavesOutUnwritten) {
   EXPECT_EQ(FirstDifference(before, r.out.StorageBytes()), -1);
   // The next call, without the fault, succeeds.
   g_overrun = false;
-  const Problem p = r.Get(0);
-  ASSERT_EQ(RunOperator(p), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-  EXPECT_EQ(CheckAgainstReference(p).mismatches, 0);
+  ExpectLaunchesAndTheReference(r.Get(0), 1);
 }
 
 /// In a death test's child: a faulty launch with ASCENDC_CPU_FATAL=1, after a launch queued on a
