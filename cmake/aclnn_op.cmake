@@ -5,7 +5,8 @@
 #
 # adds the folder's op_api, op_host (with op_host/a2/, the A2 tiling of its AscendC kernel) and
 # op_kernel sources to the library (aclnn_bce_objects) and its tests/ folder to the build when
-# tests are built (the top level adds them after the shared test support: ACLNN_OP_TEST_DIRS). KERNEL names the namespace of the folder's kernel table:
+# tests are built (the top level adds them after the shared test support: ACLNN_OP_TEST_DIRS).
+# KERNEL names the namespace of the folder's kernel table:
 # op_kernel/<folder>.h declares KernelTable (a VariantTable) and ChosenKernelTable(), and
 # op_kernel/<folder>-inl.h defines the part filler FillKernelPart<kPart>(KernelTable&). The
 # function then writes the two files every kernel table is made of, the same for every operator:

@@ -37,10 +37,11 @@ namespace aclnn_cpu::ascendc_route {
 /// predict = self and target of self's shape, dout = gradOutput, weight and pos_weight read through
 /// their period (or expanded), the gradient into out; the A2 tiling TileGradForAtlasA2. @p plan
 /// stays null for an fp64 @p promoted. Fails with ACLNN_ERR_INNER_TILING_ERROR when the tiling does.
-aclnnStatus PlanSigmoidCrossEntropyWithLogitsGradV2OnTwin(const char* api, const aclTensor* self, const aclTensor* target,
-                                                          const aclTensor* grad_output, const aclTensor* weight,
-                                                          const aclTensor* pos_weight, const aclTensor* out,
-                                                          aclDataType promoted, ReductionType reduction,
+aclnnStatus PlanSigmoidCrossEntropyWithLogitsGradV2OnTwin(const char* api, const aclTensor* self,
+                                                          const aclTensor* target, const aclTensor* grad_output,
+                                                          const aclTensor* weight, const aclTensor* pos_weight,
+                                                          const aclTensor* out, aclDataType promoted,
+                                                          ReductionType reduction,
                                                           std::shared_ptr<const LaunchPlan>& plan);
 
 }  // namespace aclnn_cpu::ascendc_route

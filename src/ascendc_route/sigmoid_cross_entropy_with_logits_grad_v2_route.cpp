@@ -11,10 +11,11 @@
 
 namespace aclnn_cpu::ascendc_route {
 
-aclnnStatus PlanSigmoidCrossEntropyWithLogitsGradV2OnTwin(const char* api, const aclTensor* self, const aclTensor* target,
-                                                          const aclTensor* grad_output, const aclTensor* weight,
-                                                          const aclTensor* pos_weight, const aclTensor* out,
-                                                          aclDataType promoted, ReductionType reduction,
+aclnnStatus PlanSigmoidCrossEntropyWithLogitsGradV2OnTwin(const char* api, const aclTensor* self,
+                                                          const aclTensor* target, const aclTensor* grad_output,
+                                                          const aclTensor* weight, const aclTensor* pos_weight,
+                                                          const aclTensor* out, aclDataType promoted,
+                                                          ReductionType reduction,
                                                           std::shared_ptr<const LaunchPlan>& plan) {
   if (!TwinComputes(promoted)) return ACLNN_SUCCESS;
   TwinLaunchBuilder launch(AscendcKernel::kSigmoidCrossEntropyWithLogitsGradV2, promoted, self->dims);
@@ -32,7 +33,8 @@ aclnnStatus PlanSigmoidCrossEntropyWithLogitsGradV2OnTwin(const char* api, const
   problem.weight_count = launch.Elements(weight_arg);
   problem.pos_weight_count = launch.Elements(pos_weight_arg);
   // As the CPU kernels' tiling: 1/N rounded once to fp32.
-  problem.scale = reduction == ReductionType::kMean ? static_cast<float>(1.0 / static_cast<double>(problem.total)) : 1.0f;
+  problem.scale =
+      reduction == ReductionType::kMean ? static_cast<float>(1.0 / static_cast<double>(problem.total)) : 1.0f;
   bce_grad::a2::A2GradTiling tiling;
   std::string error;
   if (!bce_grad::a2::TileGradForAtlasA2(AtlasA2Platform(), problem, &tiling, &error)) {

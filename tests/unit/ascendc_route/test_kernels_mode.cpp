@@ -23,7 +23,8 @@ TEST(KernelsMode, UnsetEmptyAndCpuAreTheCpuKernels) {
 TEST(KernelsMode, AscendcIsTheAscendcKernels) { EXPECT_EQ(ParseKernelsMode("ascendc"), KernelsMode::kAscendc); }
 
 TEST(KernelsMode, EveryOtherValueIsInvalid) {
-  for (const char* value : {"CPU", "AscendC", "ASCENDC", " ascendc", "ascendc ", "npu", "0", "1", "twin", "cpu,ascendc"}) {
+  for (const char* value :
+       {"CPU", "AscendC", "ASCENDC", " ascendc", "ascendc ", "npu", "0", "1", "twin", "cpu,ascendc"}) {
     EXPECT_EQ(ParseKernelsMode(value), KernelsMode::kInvalid) << "'" << value << "'";
   }
 }

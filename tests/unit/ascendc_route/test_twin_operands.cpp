@@ -18,7 +18,9 @@ std::vector<uint64_t> PeriodicElements(const std::vector<int64_t>& shape, const 
   TwinLaunchBuilder launch(AscendcKernel::kSigmoidCrossEntropyWithLogitsGradV2, ACL_FLOAT, self.get()->dims);
   launch.Input(self.get(), TwinInputForm::kTotal);
   std::vector<size_t> args;
-  for (TestTensor* t : periodic) args.push_back(launch.Input(t != nullptr ? t->get() : nullptr, TwinInputForm::kPeriodic));
+  for (TestTensor* t : periodic) {
+    args.push_back(launch.Input(t != nullptr ? t->get() : nullptr, TwinInputForm::kPeriodic));
+  }
   std::vector<uint64_t> elements;
   for (size_t arg : args) elements.push_back(launch.Elements(arg));
   EXPECT_EQ(launch.Elements(0), static_cast<uint64_t>(self.numel()));

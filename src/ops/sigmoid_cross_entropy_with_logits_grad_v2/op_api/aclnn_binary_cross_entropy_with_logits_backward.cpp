@@ -161,7 +161,9 @@ aclnnStatus GetWorkspaceSize(const GradientCall& call, const aclTensor* gradOutp
                                          promoted, reduction_type, twin_plan)) {
         return s;
       }
-      if (twin_plan != nullptr) return CacheAndMakeExecutor(kFirstPhase, key, std::move(twin_plan), workspaceSize, executor);
+      if (twin_plan != nullptr) {
+        return CacheAndMakeExecutor(kFirstPhase, key, std::move(twin_plan), workspaceSize, executor);
+      }  // else fp64, which A2 lacks: the CPU kernels
     }
   }
   auto plan = std::make_shared<BcePlan>();  // std::bad_alloc: see the guard below

@@ -197,9 +197,9 @@ TEST_F(BackwardOnTwin, AnErrorFindingFailsTheSecondPhaseAndLeavesOutUnwritten) {
   PrimeRecentErrMsg();
   EXPECT_EQ(RunOperator(r.Get(0)), ACLNN_ERR_RUNTIME_ERROR);
   const std::string message = aclGetRecentErrMsg();
-  EXPECT_EQ(message.rfind(std::string(kSecondPhase) + ": the AscendC kernel sigmoid_cross_entropy_with_logits_grad_v2 had ", 0),
-            0u)
-      << message;
+  const std::string start =
+      std::string(kSecondPhase) + ": the AscendC kernel sigmoid_cross_entropy_with_logits_grad_v2 had ";
+  EXPECT_EQ(message.rfind(start, 0), 0u) << message;
   EXPECT_NE(message.find("ascendc-cpu: error: gm-out-of-bounds"), std::string::npos) << message;
   EXPECT_EQ(FirstDifference(before, r.out.StorageBytes()), -1);
   // The next call, without the fault, succeeds.
