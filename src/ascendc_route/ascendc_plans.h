@@ -27,11 +27,16 @@ namespace aclnn_cpu::ascendc_route {
 //     Elements() of each (a failure: Fail(ACLNN_ERR_INNER_TILING_ERROR, ...)), Tiling(&data,
 //     sizeof data), plan = Finish(block_dim).
 //  5. The first phase (op_api): after its checks, ChooseKernels(api, use_twin); when use_twin and
-//     self is not empty, Plan<Op>OnTwin and, when it gave a plan, CacheAndMakeExecutor with it.
-// CMake: twin/*.cpp are compiled with the twin (src/CMakeLists.txt globs them); <op>_route.cpp and
-// every op's op_host/a2/*.cpp into the library, with the op's folder on their include path
-// (cmake/aclnn_op.cmake, aclnn_add_op). Tests: the op's API-level tests registered again in the
-// ascendc mode (see the gradient's tests/CMakeLists.txt, label aclnn_ascendc).
+//     self is not empty, Plan<Op>OnTwin and, when it gave a plan, CacheAndMakeExecutor with it
+//     (the gradient's GetWorkspaceSize does it for each GradientCall with a twin_plan: the target
+//     gradient's is its kTargetGradient.twin_plan, null until its kernel comes).
+// Files: <op> is the op's folder name, with a suffix for a second kernel of the folder
+// (sigmoid_cross_entropy_with_logits_grad_v2_target_route.cpp), or both kernels in the folder's
+// files. CMake: twin/*.cpp are compiled with the twin, *_route.cpp into the library, each with the
+// op folder its name starts with on its include path (src/CMakeLists.txt), and every op's
+// op_host/a2/*.cpp into the library (cmake/aclnn_op.cmake, aclnn_add_op). Tests: the op's
+// API-level tests registered again in the ascendc mode (the gradient's tests/CMakeLists.txt,
+// label aclnn_ascendc).
 
 /// aclnnBinaryCrossEntropyWithLogitsBackward on the AscendC kernel SigmoidCrossEntropyWithLogitsGradV2:
 /// predict = self and target of self's shape, dout = gradOutput, weight and pos_weight read through

@@ -1,5 +1,5 @@
 // The route's table of AscendC kernels: each AscendcKernel's name and launch on the twin
-// (Note [Plugging in an AscendC kernel], ascendc_route/twin_plan.h). Compiled with the twin.
+// (Note [Plugging in an AscendC kernel], ascendc_route/ascendc_plans.h). Compiled with the twin.
 #include "ascendc_route/twin/twin_launches.h"
 #include "ascendc_route/twin_interface.h"
 
