@@ -3,9 +3,10 @@
 #
 #   aclnn_add_op(<folder> [KERNEL <namespace> KERNEL_PARTS <count>])
 #
-# adds the folder's op_api, op_host and op_kernel sources to the library (aclnn_bce_objects) and
-# its tests/ folder to the build when tests are built (the top level adds them after the shared
-# test support: ACLNN_OP_TEST_DIRS). KERNEL names the namespace of the folder's kernel table:
+# adds the folder's op_api, op_host (with op_host/a2/, the A2 tiling of its AscendC kernel) and
+# op_kernel sources to the library (aclnn_bce_objects) and its tests/ folder to the build when
+# tests are built (the top level adds them after the shared test support: ACLNN_OP_TEST_DIRS).
+# KERNEL names the namespace of the folder's kernel table:
 # op_kernel/<folder>.h declares KernelTable (a VariantTable) and ChosenKernelTable(), and
 # op_kernel/<folder>-inl.h defines the part filler FillKernelPart<kPart>(KernelTable&). The
 # function then writes the two files every kernel table is made of, the same for every operator:
@@ -48,6 +49,13 @@ function(aclnn_add_op folder)
   endif()
   file(GLOB sources CONFIGURE_DEPENDS "${dir}/op_api/*.cpp" "${dir}/op_host/*.cpp" "${dir}/op_kernel/*.cpp")
   target_sources(aclnn_bce_objects PRIVATE ${sources})
+  # The Atlas A2 tiling of the folder's AscendC kernel (op_host/a2/, plain C++), for the AscendC
+  # route (Note [AscendC route], src/ascendc_route/); it includes its headers from the folder.
+  file(GLOB a2_sources CONFIGURE_DEPENDS "${dir}/op_host/a2/*.cpp")
+  if(a2_sources)
+    target_sources(aclnn_bce_objects PRIVATE ${a2_sources})
+    set_property(SOURCE ${a2_sources} TARGET_DIRECTORY aclnn_bce_objects APPEND PROPERTY INCLUDE_DIRECTORIES "${dir}")
+  endif()
   if(arg_KERNEL)
     if(NOT arg_KERNEL_PARTS)
       message(FATAL_ERROR "aclnn_add_op(${folder}): KERNEL needs KERNEL_PARTS <count> (Note [One target per "

@@ -106,7 +106,13 @@ aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_
   }
   // Start what the launch needs (the pool's workers, the stream's thread) before the executor
   // is consumed: a failure leaves nothing queued and the executor as it was.
+  aclnnStatus run_status = ACLNN_SUCCESS;  // of a plan run by the caller
   const aclnnStatus status = Guarded(api, kLaunchCodes, [&] {
+    if (plan->HasWork() && plan->RunsOnCaller()) {  // Note [Launches run by the caller]
+      stream->Synchronize();
+      run_status = plan->RunOnCaller(api, workspace);
+      return ACLNN_SUCCESS;
+    }
     if (plan->HasWork()) {
       if (NeedsWorkers(*plan)) ThreadPool::Instance().EnsureWorkers();
       // Launches shorter than a thread hand-off is worth run on the caller when the stream is
@@ -123,7 +129,7 @@ aclnnStatus LaunchExecutor(const char* api, void* workspace, uint64_t workspace_
       LiveExecutors().Visit(executor, [executor](NoEntry) { executor->claimed = false; });
     }
   }
-  return status;
+  return status != ACLNN_SUCCESS ? status : run_status;
 }
 
 }  // namespace aclnn_cpu

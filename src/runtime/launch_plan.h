@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 
+#include "aclnn/acl_meta.h"
 #include "common/alignment.h"
 
 namespace aclnn_cpu {
@@ -35,6 +36,23 @@ class LaunchPlan {
   /// Whether the launch is too short to be worth handing to the stream's thread: it then runs on
   /// the calling thread when the stream is idle (see Note [Streams]).
   virtual bool RunInlineIfIdle() const = 0;
+
+  /// Note [Launches run by the caller]
+  /// A plan may instead be run whole by the second phase itself, on the calling thread, after the
+  /// launches made before it on the stream have finished, the second phase returning its status
+  /// (RunsOnCaller). That is for a run that can fail in a way the caller must be told of: the
+  /// AscendC route's (Note [AscendC route]), where a finding of the CPU twin fails the call, and
+  /// where ASCENDC_CPU_FATAL=1 may exit() during the run: inside a stream's launch the exit
+  /// handler would wait for that very launch (Note [Exit and fork]). The executor is consumed
+  /// once such a run has started, whatever its status. Its stages are not run by RunLaunch.
+  virtual bool RunsOnCaller() const { return false; }
+  /// The run of a plan that RunsOnCaller, with the caller's @p workspace: ACLNN_SUCCESS, or a
+  /// failure already recorded with Fail naming @p api.
+  virtual aclnnStatus RunOnCaller(const char* api, void* workspace) const noexcept {
+    (void)api;
+    (void)workspace;
+    return ACLNN_SUCCESS;
+  }
 
   /// Whether the launch has any block to run.
   bool HasWork() const;

@@ -6,6 +6,8 @@
 
 #include <memory>
 
+#include "ascendc_route/ascendc_plans.h"
+#include "ascendc_route/kernels_mode.h"
 #include "common/dtype.h"
 #include "common/error.h"
 #include "opdev/elementwise_plan.h"
@@ -23,17 +25,26 @@
 namespace aclnn_cpu::bce_grad {
 namespace {
 
+/// The plan of a call on its AscendC kernel (Note [AscendC route]; ascendc_route/ascendc_plans.h).
+using TwinPlanFn = aclnnStatus (*)(const char* api, const aclTensor* self, const aclTensor* target,
+                                   const aclTensor* grad_output, const aclTensor* weight, const aclTensor* pos_weight,
+                                   const aclTensor* out, aclDataType promoted, ReductionType reduction,
+                                   std::shared_ptr<const LaunchPlan>& plan);
+
 /// Which gradient a call computes, with the names its messages use.
 struct GradientCall {
   const char* first_phase;
   const char* second_phase;
   const char* out_name;  ///< "out" (backward) or "gradTarget"
   bool of_target;
+  TwinPlanFn twin_plan;  ///< null: no AscendC kernel (the CPU kernels in every mode)
 };
 constexpr GradientCall kInputGradient{"aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize",
-                                      "aclnnBinaryCrossEntropyWithLogitsBackward", "out", false};
+                                      "aclnnBinaryCrossEntropyWithLogitsBackward", "out", false,
+                                      &ascendc_route::PlanSigmoidCrossEntropyWithLogitsGradV2OnTwin};
 constexpr GradientCall kTargetGradient{"aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize",
-                                       "aclnnBinaryCrossEntropyWithLogitsTargetBackward", "gradTarget", true};
+                                       "aclnnBinaryCrossEntropyWithLogitsTargetBackward", "gradTarget", true,
+                                       nullptr};
 // Each first phase's plans in the plan cache (Note [Plan cache]).
 constexpr PlanTag kInputGradientPlans{kInputGradient.first_phase};
 constexpr PlanTag kTargetGradientPlans{kTargetGradient.first_phase};
@@ -140,6 +151,21 @@ aclnnStatus GetWorkspaceSize(const GradientCall& call, const aclTensor* gradOutp
   const aclDataType promoted = PromoteInputs({self, target, gradOutput, weightOptional, posWeightOptional});
   if (aclnnStatus s = CheckCastable(kFirstPhase, promoted, {call.out_name, out})) return s;
 
+  // The AscendC kernel on the CPU twin instead, in the ascendc mode (Note [AscendC route]).
+  if (call.twin_plan != nullptr) {
+    bool use_twin = false;
+    if (aclnnStatus s = ascendc_route::ChooseKernels(kFirstPhase, use_twin)) return s;
+    if (use_twin && self->numel != 0) {
+      std::shared_ptr<const LaunchPlan> twin_plan;
+      if (aclnnStatus s = call.twin_plan(kFirstPhase, self, target, gradOutput, weightOptional, posWeightOptional, out,
+                                         promoted, reduction_type, twin_plan)) {
+        return s;
+      }
+      if (twin_plan != nullptr) {
+        return CacheAndMakeExecutor(kFirstPhase, key, std::move(twin_plan), workspaceSize, executor);
+      }  // else fp64, which A2 lacks: the CPU kernels
+    }
+  }
   auto plan = std::make_shared<BcePlan>();  // std::bad_alloc: see the guard below
   if (self->numel != 0) {
     const aclTensor* planned_target = call.of_target ? nullptr : target;
