@@ -105,4 +105,27 @@ inline Verdict Judge(double got, double ref, const GradTerms& t, aclDataType com
   return v;
 }
 
+/// Largest finite value of @p dtype (fp16's 65504; the wide types never saturate in these tests).
+inline double LargestFinite(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT16: return 65504.0;
+    case ACL_BF16: return 0x1.fep127;
+    case ACL_FLOAT: return 0x1.fffffep127;
+    default: return HUGE_VAL;
+  }
+}
+
+/// Judge for a kernel whose final Cast saturates a finite overflow to the largest finite value of
+/// @p out_dtype, as A2's Cast does (the AscendC kernels of the ascendc mode, README "The NPU path
+/// behind the ACLNN API"): that value is right exactly where Judge accepts an infinity of its sign;
+/// anything else is judged as by Judge.
+inline Verdict JudgeSaturating(double got, double ref, const GradTerms& t, aclDataType compute,
+                               aclDataType out_dtype) {
+  if (std::fabs(got) == LargestFinite(out_dtype)) {
+    const Verdict as_infinity = Judge(std::copysign(HUGE_VAL, got), ref, t, compute, out_dtype);
+    if (as_infinity.ok) return as_infinity;
+  }
+  return Judge(got, ref, t, compute, out_dtype);
+}
+
 }  // namespace bce_reliability
