@@ -3,15 +3,16 @@
 #include <algorithm>
 #include <limits>
 
+#include "common/alignment.h"
+
 namespace aclnn_cpu::bce_loss::a2 {
 namespace {
 
 // The kernel's constants (sigmoid_cross_entropy_with_logits_v2_ascendc.h), restated: this file
-// includes no AscendC header.
+// includes no AscendC header. Every alignment unit here is a power of two (AlignUp's contract).
 constexpr uint64_t kBufferNum = 2;    // BUFFER_NUM
 constexpr uint64_t kBlockBytes = 32;  // BLOCK_BYTES
 
-uint64_t AlignUp(uint64_t value, uint64_t unit) { return (value + unit - 1) / unit * unit; }
 uint64_t CeilDiv(uint64_t value, uint64_t unit) { return (value + unit - 1) / unit; }
 
 uint64_t DTypeBytes(A2LossDType dtype) { return dtype == A2LossDType::kFloat ? 4 : 2; }

@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "kernel_operator.h"
+#include "ascendc_common/bce_kernel_variant_ascendc.h"
 #include "ascendc_common/bce_periodic_operand_ascendc.h"
 #include "ascendc_common/bce_softplus_ascendc.h"
 #include "sigmoid_cross_entropy_with_logits_v2_ascendc_tiling_data.h"
@@ -362,23 +363,9 @@ __aicore__ inline void RunSigmoidCrossEntropyWithLogitsV2(GM_ADDR predict, GM_AD
                                                           GM_ADDR tiling)
 {
     GET_TILING_DATA_WITH_STRUCT(SigmoidCrossEntropyWithLogitsV2TilingData, tilingData, tiling);
-    if (tilingData.has_weight != 0 && tilingData.has_pos_weight != 0) {
-        KernelSigmoidCrossEntropyWithLogitsV2<T, true, true> op;
-        op.Init(predict, target, weight, pos_weight, loss, workspace, tilingData);
-        op.Process();
-    } else if (tilingData.has_weight != 0) {
-        KernelSigmoidCrossEntropyWithLogitsV2<T, true, false> op;
-        op.Init(predict, target, weight, pos_weight, loss, workspace, tilingData);
-        op.Process();
-    } else if (tilingData.has_pos_weight != 0) {
-        KernelSigmoidCrossEntropyWithLogitsV2<T, false, true> op;
-        op.Init(predict, target, weight, pos_weight, loss, workspace, tilingData);
-        op.Process();
-    } else {
-        KernelSigmoidCrossEntropyWithLogitsV2<T, false, false> op;
-        op.Init(predict, target, weight, pos_weight, loss, workspace, tilingData);
-        op.Process();
-    }
+    bce_ascendc::RunKernelVariant<KernelSigmoidCrossEntropyWithLogitsV2, T>(
+        tilingData.has_weight != 0, tilingData.has_pos_weight != 0, predict, target, weight, pos_weight, loss,
+        workspace, tilingData);
 }
 
 }  // namespace bce_loss_ascendc
