@@ -29,10 +29,8 @@ namespace bce_loss_ascendc {
 
 using namespace AscendC;
 
-/// Queue depth of the input and output tiles: double buffering, as the NPU original's forward.
-constexpr int32_t BUFFER_NUM = 2;
-/// The DMA and vector operand granule of Atlas A2.
-constexpr uint32_t BLOCK_BYTES = 32;
+using bce_ascendc::BLOCK_BYTES;
+using bce_ascendc::BUFFER_NUM;  // double buffering, as the NPU original's forward
 /// fp32 values in one 32-byte block: a chunk's partial sum (Note [Deterministic sum across cores]).
 constexpr uint32_t PARTIAL_ELEMS = BLOCK_BYTES / sizeof(float);
 /// Elements of one chunk of the sum (Note [Deterministic sum across cores]); the A2 tiling
@@ -61,9 +59,6 @@ constexpr uint32_t REDUCE_CHUNK_ELEMS = 1024;
 template <typename T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT>
 class KernelSigmoidCrossEntropyWithLogitsV2 {
     static constexpr bool IS_FLOAT = std::is_same<T, float>::value;
-    static constexpr uint32_t OPERANDS = 2;  // weight, pos_weight
-    static constexpr uint32_t WEIGHT = 0, POS_WEIGHT = 1;
-    using Operand = bce_ascendc::PeriodicOperand<T, BUFFER_NUM>;
 
 public:
     __aicore__ inline KernelSigmoidCrossEntropyWithLogitsV2() {}
@@ -106,26 +101,10 @@ public:
             pipe_.InitBuffer(targetFloatBuf_, floatBytes);
         }
 
-        GM_ADDR operandAddr[OPERANDS] = {weight, pos_weight};
-        const uint64_t operandNum[OPERANDS] = {HAS_WEIGHT ? tiling.weightDataNum : 0,
-                                               HAS_POS_WEIGHT ? tiling.posWeightDataNum : 0};
-        uint64_t period = 0;  // the shared period of the operands whose tiles may wrap on this core
-        for (uint32_t k = 0; k < OPERANDS; ++k) {
-            if (operandNum[k] != 0) {
-                operands_[k].Init(pipe_, operandAddr[k], operandNum[k], tileBytes, floatBytes);
-                if (operands_[k].NeedsPattern(coreStart_ + coreDataNum_)) {
-                    period = operandNum[k];
-                }
-            }
-        }
-        if (period != 0) {
-            gather_.Init(pipe_, tileDataNum_, tileBytes, floatBytes, period, !IS_FLOAT);
-        }
-        for (uint32_t k = 0; k < OPERANDS; ++k) {
-            if (operands_[k].present && operands_[k].scalar) {
-                operands_[k].LoadScalar(pipe_, scratchBuf_);
-            }
-        }
+        operands_.Init(&pipe_, tileDataNum_, coreStart_ + coreDataNum_);
+        operands_.AddOperand(weight_, weight, HAS_WEIGHT ? tiling.weightDataNum : 0);
+        operands_.AddOperand(posWeight_, pos_weight, HAS_POS_WEIGHT ? tiling.posWeightDataNum : 0);
+        operands_.Prepare();
     }
 
     __aicore__ inline void Process()
@@ -149,9 +128,7 @@ private:
     template <HardEvent EVENT>
     __aicore__ inline void OrderPipes()
     {
-        const int32_t eventId = static_cast<int32_t>(pipe_.FetchEventID(EVENT));
-        SetFlag<EVENT>(eventId);
-        WaitFlag<EVENT>(eventId);
+        bce_ascendc::OrderPipes<EVENT>(pipe_);
     }
 
     __aicore__ inline void CopyIn(uint64_t tile, uint32_t count)
@@ -159,24 +136,13 @@ private:
         const uint64_t offset = tile * tileDataNum_;
         bce_ascendc::LoadTile(predictQue_, predictGm_, offset, count);
         bce_ascendc::LoadTile(targetQue_, targetGm_, offset, count);
-        for (uint32_t k = 0; k < OPERANDS; ++k) {
-            if (operands_[k].present && !operands_[k].scalar) {
-                operands_[k].LoadPeriodicTile(coreStart_ + offset, count, tileDataNum_);
-            }
-        }
-    }
-
-    /// The operand's tile in fp32 (its queue tensor is freed by the caller through `held`).
-    __aicore__ inline LocalTensor<float> OperandTile(uint32_t k, LocalTensor<T>& held, uint32_t count)
-    {
-        return operands_[k].Tile(gather_, held, count);
+        operands_.LoadTiles(coreStart_ + offset, count);
     }
 
     __aicore__ inline void Compute(uint32_t count)
     {
         LocalTensor<T> predict = predictQue_.template DeQue<T>();
         LocalTensor<T> target = targetQue_.template DeQue<T>();
-        LocalTensor<T> held[OPERANDS];
         const LocalTensor<float> x = bce_ascendc::Widen(predict, predictFloatBuf_, count);
         const LocalTensor<float> y = bce_ascendc::Widen(target, targetFloatBuf_, count);
         const LocalTensor<float> softplus = softplusBuf_.Get<float>();
@@ -184,16 +150,14 @@ private:
         const LocalTensor<float> tail = tailBuf_.Get<float>();
         const LocalTensor<float> scratch = scratchBuf_.Get<float>();
 
-        // softplus(x) and softplus(-x) from one tail = log1p(exp(-|x|)).
-        bce_ascendc::SoftplusPair(softplus, softplusNeg, x, tail, scratch, count);
+        // softplus(x) and softplus(-x) from one tail = log1p(exp(-|x|)) (bce_softplus_ascendc.h;
+        // exp(-|x|) and the temporaries in the buffers the softplus fill next).
+        bce_ascendc::SoftplusTail(tail, x, softplus, softplusNeg, scratch, count);
+        bce_ascendc::Softplus(softplus, x, tail, count);
+        bce_ascendc::SoftplusOfNegative(softplusNeg, x, tail, count);
         // pos = lw * softplus(-x), lw = pos_weight * y (y without pos_weight).
         if constexpr (HAS_POS_WEIGHT) {
-            Operand& op = operands_[POS_WEIGHT];
-            if (op.scalar) {
-                Muls(scratch, y, op.scalarValue, count);
-            } else {
-                Mul(scratch, OperandTile(POS_WEIGHT, held[POS_WEIGHT], count), y, count);
-            }
+            operands_.MultiplyBy(scratch, y, posWeight_, count);
             Mul(softplusNeg, scratch, softplusNeg, count);
         } else {
             Mul(softplusNeg, y, softplusNeg, count);
@@ -214,12 +178,7 @@ private:
         }
         Add(result, softplusNeg, softplus, count);
         if constexpr (HAS_WEIGHT) {
-            Operand& op = operands_[WEIGHT];
-            if (op.scalar) {
-                Muls(result, result, op.scalarValue, count);
-            } else {
-                Mul(result, result, OperandTile(WEIGHT, held[WEIGHT], count), count);
-            }
+            operands_.MultiplyBy(result, result, weight_, count);
         }
         if (reducing_) {
             FoldTile(result, count);
@@ -229,11 +188,7 @@ private:
         lossQue_.EnQue(lossTile);
         predictQue_.FreeTensor(predict);
         targetQue_.FreeTensor(target);
-        for (uint32_t k = 0; k < OPERANDS; ++k) {
-            if (operands_[k].present && !operands_[k].scalar) {
-                operands_[k].que.FreeTensor(held[k]);
-            }
-        }
+        operands_.FreeTiles();
     }
 
     /// Pads the tile's last chunk with zeros after its count values, then folds every chunk into
@@ -284,7 +239,7 @@ private:
             const uint32_t chunks = (count + REDUCE_CHUNK_ELEMS - 1) / REDUCE_CHUNK_ELEMS;
             CopyPartials(workspaceGm_[firstChunk * PARTIAL_ELEMS], lossTile.template ReinterpretCast<float>(), chunks);
         } else {
-            bce_ascendc::CopyUbToGm(lossGm_[offset], lossTile, count);
+            bce_ascendc::CopyUbToGm(lossGm_, offset, lossTile, count);
         }
         lossQue_.FreeTensor(lossTile);
     }
@@ -333,7 +288,7 @@ private:
             Cast(result, values, RoundMode::CAST_RINT, 1);
         }
         OrderPipes<HardEvent::V_MTE3>();
-        bce_ascendc::CopyUbToGm(lossGm_, result, 1);
+        bce_ascendc::CopyUbToGm(lossGm_, 0, result, 1);
         lossQue_.FreeTensor(values);
     }
 
@@ -344,8 +299,8 @@ private:
         targetFloatBuf_;
     GlobalTensor<T> predictGm_, targetGm_, lossGm_;
     GlobalTensor<float> workspaceGm_;
-    Operand operands_[OPERANDS];
-    bce_ascendc::GatherPattern gather_;
+    bce_ascendc::PeriodicOperand<T> weight_, posWeight_;
+    bce_ascendc::PeriodicOperandReader<T> operands_;
     uint64_t coreStart_ = 0;
     uint64_t coreDataNum_ = 0;
     uint64_t tileNum_ = 0;
