@@ -25,11 +25,7 @@ using aclnn_cpu::bce_grad::a2::TileGradForAtlasA2;
 // A twin finding ends the program, as in a CI run of CANN's CPU mode.
 const bool kFatalChecks = (setenv("ASCENDC_CPU_FATAL", "1", 0), true);
 
-bool FullSweep()
-{
-    const char* value = std::getenv("BCE_ASCENDC_FULL_SWEEP");
-    return value != nullptr && value[0] == '1';
-}
+using bce_ascendc_test::FullSweep;
 
 /// Tiles @p problem for Atlas A2 and runs it; false with a message on any failure.
 template <typename T>
