@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "tikicpulib.h"
 
@@ -39,6 +41,39 @@ inline bool FullSweep()
 {
     const char* value = std::getenv("BCE_ASCENDC_FULL_SWEEP");
     return value != nullptr && value[0] == '1';
+}
+
+/// The counts of a count sweep: every count from 1 to 4096 in the full sweep; in the quick part
+/// every count to @p quick_limit, then @p boundaries (counts around tiles and cores).
+inline std::vector<uint64_t> SweepCounts(uint64_t quick_limit, std::initializer_list<uint64_t> boundaries)
+{
+    std::vector<uint64_t> counts;
+    const uint64_t limit = FullSweep() ? 4096 : quick_limit;
+    for (uint64_t n = 1; n <= limit; ++n) counts.push_back(n);
+    if (!FullSweep()) counts.insert(counts.end(), boundaries);
+    return counts;
+}
+
+/// The last dimension C of [n / C, C] in the count sweeps: a divisor of n (1 and n included),
+/// a different one from one n to the next.
+inline uint64_t RowLengthOf(uint64_t n)
+{
+    std::vector<uint64_t> divisors;
+    for (uint64_t d = 1; d <= n; ++d) {
+        if (n % d == 0) divisors.push_back(d);
+    }
+    return divisors[(n * 7) % divisors.size()];
+}
+
+/// A random large divisor of n (n / d for one of its 64 smallest divisors d > 1), or n when it
+/// has none: the last dimension of the random sizes.
+inline uint64_t RandomRowLengthOf(uint64_t n, std::mt19937_64& rng)
+{
+    std::vector<uint64_t> divisors;
+    for (uint64_t d = 2; d * d <= n && divisors.size() < 64; ++d) {
+        if (n % d == 0) divisors.push_back(n / d);
+    }
+    return divisors.empty() ? n : divisors[rng() % divisors.size()];
 }
 
 /// @p value with 9 significant digits (enough to tell two floats apart).

@@ -26,6 +26,9 @@ using aclnn_cpu::bce_loss::a2::A2LossProblem;
 using aclnn_cpu::bce_loss::a2::A2LossTiling;
 using aclnn_cpu::bce_loss::a2::TileLossForAtlasA2;
 using bce_ascendc_test::FullSweep;
+using bce_ascendc_test::RandomRowLengthOf;
+using bce_ascendc_test::RowLengthOf;
+using bce_ascendc_test::SweepCounts;
 
 // A twin finding ends the program, as in a CI run of CANN's CPU mode.
 const bool kFatalChecks = (setenv("ASCENDC_CPU_FATAL", "1", 0), true);
@@ -76,16 +79,9 @@ TYPED_TEST_SUITE(AscendcLossSweep, DataTypes);
 /// chunk and core boundaries).
 TYPED_TEST(AscendcLossSweep, EveryCountWithinTheBoundWithoutFindings)
 {
-    std::vector<uint64_t> counts;
-    const uint64_t limit = FullSweep() ? 4096 : 200;
-    for (uint64_t n = 1; n <= limit; ++n) counts.push_back(n);
-    if (!FullSweep()) {
-        for (uint64_t n : {511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 3071, 3072, 3073, 4095, 4096}) {
-            counts.push_back(n);
-        }
-    }
     ReductionStats stats;
-    for (uint64_t n : counts) {
+    for (uint64_t n : SweepCounts(200, {511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 3071, 3072, 3073, 4095,
+                                        4096})) {
         for (int combo = 0; combo < 4; ++combo) {
             for (uint32_t reduction : {0u, 1u, 2u}) {
                 const Problem p{n, (combo & 1) != 0 ? n : 0, (combo & 2) != 0 ? n : 0, reduction};
@@ -105,11 +101,7 @@ TYPED_TEST(AscendcLossSweep, EveryCountAsRowsWithEachBroadcastForm)
     const uint64_t limit = FullSweep() ? 4096 : 300;
     ReductionStats stats;
     for (uint64_t n = 1; n <= limit; ++n) {
-        std::vector<uint64_t> divisors;
-        for (uint64_t d = 1; d <= n; ++d) {
-            if (n % d == 0) divisors.push_back(d);
-        }
-        const uint64_t c = divisors[(n * 7) % divisors.size()];
+        const uint64_t c = RowLengthOf(n);
         const uint64_t form = n % 48;
         const uint64_t weights[] = {0, 1, c, n};
         const Problem p{n, weights[form % 4], weights[(form / 4) % 4], static_cast<uint32_t>(form / 16)};
@@ -204,11 +196,7 @@ TYPED_TEST(AscendcLossSweep, RandomLargeSizesWithinTheBoundWithoutFindings)
     ReductionStats stats;
     for (int run = 0; run < runs; ++run) {
         const uint64_t n = std::uniform_int_distribution<uint64_t>(1, largest)(rng);
-        std::vector<uint64_t> divisors;
-        for (uint64_t d = 2; d * d <= n && divisors.size() < 64; ++d) {
-            if (n % d == 0) divisors.push_back(n / d);
-        }
-        const uint64_t c = divisors.empty() ? n : divisors[rng() % divisors.size()];
+        const uint64_t c = RandomRowLengthOf(n, rng);
         const uint64_t forms[] = {0, 1, c, n};
         Problem p;
         p.total = n;
