@@ -51,9 +51,9 @@ constexpr uint32_t REDUCE_CHUNK_ELEMS = 1024;
 //  3. mean multiplies by globalScale (1/N in fp32); the value is rounded once to T (CAST_RINT).
 // Every addition is an IEEE fp32 Add of two values whose places in the tree are fixed by their
 // global index, so the result is the same bits for any core count, tile length and run order.
-// Each loss passes through D = 7 K + 3 additions, K the levels (ceil(log2(N) - 3) / 7) at least
-// 1; the fp32 sum is within gamma_D = D u / (1 - D u) (u = 2^-24) of the exact sum of the
-// computed losses, times the sum of their magnitudes (the tests' bound, docs/npu_kernels.md).
+// Each loss passes through D = 7 K + 3 additions, K = 1 + ceil(log_128(ceil(N / 1024))) the fold
+// levels; the fp32 sum is within gamma_D = D u / (1 - D u) (u = 2^-24) times the sum of the
+// losses' magnitudes of their exact sum (Note [Bound of the fp32 sum] in the tests' harness).
 // Workspace: the partials of every level, A2LossWorkspaceBytes (op_host/a2).
 
 template <typename T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT>
@@ -116,7 +116,8 @@ public:
             CopyOut(tile, count);
         }
         if (reducing_) {
-            SyncAll();  // every core's partials are in the workspace
+            PipeBarrier<PIPE_ALL>();  // this core's partial copies have landed in the workspace
+            SyncAll();                // and every other core's
             if (GetBlockIdx() == 0) {
                 FinishSum();
             }
