@@ -1,6 +1,6 @@
-// Runs the AscendC gradient kernel on the twin with exact-size GM buffers and judges every element
-// against the library's float64 reference and its error bound. Shared by the seed-style kernel UT
-// and the sweep.
+// Runs an AscendC gradient kernel (of self, or of the target) on the twin with exact-size GM
+// buffers and judges every element against the library's float64 reference and its error bound.
+// Shared by the seed-style kernel UTs and the sweep.
 #pragma once
 
 #include <algorithm>
@@ -42,18 +42,21 @@ struct TypeInfo<bfloat16_t> : bce_ascendc_test::DTypeName<bfloat16_t> {
 
 using KernelEntry = void (*)(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
 
-/// The problem: element counts of self and of each operand (0: absent), and the scale.
+/// The problem: element counts of self and of each operand (0: absent), the scale, and which
+/// gradient (of_target: the kernel reads no target, and its GM buffer is null).
 struct Problem {
     uint64_t total = 0;
     uint64_t dout_count = 0;
     uint64_t weight_count = 0;
     uint64_t pos_weight_count = 0;
     float scale = 1.0f;
+    bool of_target = false;
+    double pos_weight_value = -1;  ///< >= 0: every pos_weight element is this value, else drawn
 };
 
 inline std::string Describe(const Problem& p)
 {
-    return "total " + std::to_string(p.total) + ", dout " + std::to_string(p.dout_count) + ", weight " +
+    return std::string(p.of_target ? "of target, " : "") + "total " + std::to_string(p.total) + ", dout " + std::to_string(p.dout_count) + ", weight " +
            std::to_string(p.weight_count) + ", pos_weight " + std::to_string(p.pos_weight_count) + ", scale " +
            Digits(p.scale);
 }
@@ -68,7 +71,7 @@ bool RunAndCheck(KernelEntry kernel, const Problem& problem, const SigmoidCrossE
                  std::vector<float>* gradient_out = nullptr)
 {
     const uint64_t n = problem.total;
-    GmBuffer<T> predict(n), target(n), gradient(n);
+    GmBuffer<T> predict(n), target(problem.of_target ? 0 : n), gradient(n);
     GmBuffer<T> dout(problem.dout_count), weight(problem.weight_count), pos_weight(problem.pos_weight_count);
     GmBuffer<uint8_t> workspace(32);
     GmBuffer<SigmoidCrossEntropyWithLogitsGradV2TilingData> tiling_gm(1);
@@ -79,10 +82,14 @@ bool RunAndCheck(KernelEntry kernel, const Problem& problem, const SigmoidCrossE
     std::uniform_real_distribution<double> grads(-2.0, 2.0);
     using bce_ascendc_test::Fill;
     Fill(predict, n, rng, draws.logits);
-    Fill(target, n, rng, [&](std::mt19937_64& r) { return draws.Label(r); });
+    if (!problem.of_target) Fill(target, n, rng, [&](std::mt19937_64& r) { return draws.Label(r); });
     Fill(dout, problem.dout_count, rng, grads);
     Fill(weight, problem.weight_count, rng, draws.weights);
-    Fill(pos_weight, problem.pos_weight_count, rng, draws.pos_weights);
+    if (problem.pos_weight_value >= 0) {
+        Fill(pos_weight, problem.pos_weight_count, rng, [&](std::mt19937_64&) { return problem.pos_weight_value; });
+    } else {
+        Fill(pos_weight, problem.pos_weight_count, rng, draws.pos_weights);
+    }
 
     uint8_t* tl = tiling_gm.gm();
     ICPU_RUN_KF(kernel, block_dim, predict.gm(), target.gm(), dout.gm(), weight.gm(), pos_weight.gm(), gradient.gm(),
@@ -96,21 +103,24 @@ bool RunAndCheck(KernelEntry kernel, const Problem& problem, const SigmoidCrossE
     ErrorStats local;
     for (uint64_t i = 0; i < n; ++i) {
         const double x = static_cast<float>(predict[i]);
-        const double y = static_cast<float>(target[i]);
+        const double y = problem.of_target ? 0.0 : static_cast<float>(target[i]);
         const double d = static_cast<float>(dout[i % problem.dout_count]);
         double w = 0, pw = 0;
         if (problem.weight_count != 0) w = static_cast<float>(weight[i % problem.weight_count]);
         if (problem.pos_weight_count != 0) pw = static_cast<float>(pos_weight[i % problem.pos_weight_count]);
-        const ReferenceValue ref = GradReference(x, y, d, problem.weight_count != 0 ? &w : nullptr,
-                                                 problem.pos_weight_count != 0 ? &pw : nullptr, problem.scale,
-                                                 TypeInfo<T>::kOut);
+        const double* weight_or_null = problem.weight_count != 0 ? &w : nullptr;
+        const double* pos_weight_or_null = problem.pos_weight_count != 0 ? &pw : nullptr;
+        const ReferenceValue ref =
+            problem.of_target
+                ? TargetGradReference(x, d, weight_or_null, pos_weight_or_null, problem.scale, TypeInfo<T>::kOut)
+                : GradReference(x, y, d, weight_or_null, pos_weight_or_null, problem.scale, TypeInfo<T>::kOut);
         const double got = static_cast<float>(gradient[i]);
         if (gradient_out != nullptr) gradient_out->push_back(static_cast<float>(got));
         const double error = std::fabs(got - ref.gradient);
         if (!(error <= ref.bound)) {
             *message = Describe(problem) + ", " + TypeInfo<T>::kName + ": element " + std::to_string(i) + " is " +
                        Digits(got) + ", reference " + Digits(ref.gradient) + " (error " + Digits(error) + ", bound " +
-                       Digits(ref.bound) + "; x " + Digits(x) + ", y " + Digits(y) + ")";
+                       Digits(ref.bound) + "; x " + Digits(x) + ", y " + Digits(y) + ", pos_weight " + Digits(pw) + ")";
             return false;
         }
         local.max_error_over_bound = std::max(local.max_error_over_bound, error / ref.bound);
