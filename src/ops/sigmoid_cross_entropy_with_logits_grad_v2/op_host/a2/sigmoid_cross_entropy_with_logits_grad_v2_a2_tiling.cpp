@@ -28,9 +28,16 @@ uint64_t A2GradUbBytes(const A2GradProblem& problem, uint64_t tile_elems) {
   const uint64_t tile_bytes = AlignUp(tile_elems * problem.dtype_bytes, kBlockBytes);
   const uint64_t float_bytes = AlignUp(tile_elems * sizeof(float), kBlockBytes);
   const bool is_float = problem.dtype_bytes == sizeof(float);
-  uint64_t bytes = 3 * kBufferNum * tile_bytes;  // predict, target, gradient queues
-  bytes += 3 * float_bytes;                      // P, Q, 1 + e
-  if (!is_float) bytes += 2 * float_bytes;       // x and y widened
+  uint64_t bytes = 0;
+  if (problem.of_target) {
+    bytes += 2 * kBufferNum * tile_bytes;                        // predict, gradient queues
+    if (problem.pos_weight_count != 0) bytes += 4 * float_bytes;  // L, exp(-|x|), two temporaries
+    if (!is_float) bytes += float_bytes;                          // x widened
+  } else {
+    bytes += 3 * kBufferNum * tile_bytes;  // predict, target, gradient queues
+    bytes += 3 * float_bytes;              // P, Q, 1 + e
+    if (!is_float) bytes += 2 * float_bytes;  // x and y widened
+  }
   for (uint64_t count : {problem.dout_count, problem.weight_count, problem.pos_weight_count}) {
     if (count == 0) continue;
     bytes += kBufferNum * AlignUp(tile_elems * problem.dtype_bytes + kBlockBytes, kBlockBytes) + float_bytes;
@@ -93,7 +100,7 @@ bool TileGradForAtlasA2(const PlatformInfo& platform, const A2GradProblem& probl
   // at most the platform's. Big cores get a whole number of 32-byte blocks, the last core the
   // rest (Note [Big and small cores of the AscendC kernel]).
   const uint64_t block_elems = kBlockBytes / problem.dtype_bytes;
-  uint64_t full_tensors = 3;  // predict, target, gradient
+  uint64_t full_tensors = problem.of_target ? 2 : 3;  // predict, [target,] gradient
   for (const auto& op : operands) full_tensors += op.count == total ? 1 : 0;
   const uint64_t traffic = total * problem.dtype_bytes * full_tensors;
   const uint64_t min_bytes = std::max<uint64_t>(platform.min_bytes_per_core, 1);

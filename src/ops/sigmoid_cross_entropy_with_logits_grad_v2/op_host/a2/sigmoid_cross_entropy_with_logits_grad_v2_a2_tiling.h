@@ -1,5 +1,6 @@
-// The Atlas A2 tiling of the AscendC kernel of SigmoidCrossEntropyWithLogitsGradV2: a pure function
-// (platform, problem) -> TilingData and the launch's core count. Plain C++: no AscendC header.
+// The Atlas A2 tiling of the AscendC kernels of SigmoidCrossEntropyWithLogitsGradV2 (the gradient
+// of self and of the target): a pure function (platform, problem) -> TilingData and the launch's
+// core count. Plain C++: no AscendC header.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,9 @@ struct A2GradProblem {
   uint64_t weight_count = 0;      ///< 0 (absent), 1, the shared period, or total
   uint64_t pos_weight_count = 0;  ///< the same
   float scale = 1.0f;             ///< 1/N for reduction mean, else 1
+  /// The kernel: the gradient of self (sigmoid_cross_entropy_with_logits_grad_v2_typed) or, true,
+  /// of the target (..._of_target_typed), which reads no target and has other work buffers.
+  bool of_target = false;
 };
 
 /// The launch: the kernel's TilingData, its core count, and the UB bytes one core allocates.

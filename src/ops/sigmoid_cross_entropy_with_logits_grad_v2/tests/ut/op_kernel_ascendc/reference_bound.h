@@ -18,4 +18,9 @@ struct ReferenceValue {
 ReferenceValue GradReference(double x, double y, double dout, const double* weight, const double* pos_weight,
                              double scale, OutType out);
 
+/// One element's reference of the gradient with respect to the target (ComputeTargetReferenceTerms,
+/// TargetErrorBound): weight and pos_weight null when absent. fp32 compute.
+ReferenceValue TargetGradReference(double x, double dout, const double* weight, const double* pos_weight,
+                                   double scale, OutType out);
+
 }  // namespace bce_grad_ascendc_test

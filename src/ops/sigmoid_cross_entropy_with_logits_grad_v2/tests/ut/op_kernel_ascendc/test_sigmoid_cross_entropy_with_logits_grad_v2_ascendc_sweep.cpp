@@ -1,8 +1,9 @@
-// The AscendC gradient kernel through the twin, tiled by the A2 tiling: every element within the
-// library's error bound of the float64 reference, no finding of the twin (ASCENDC_CPU_FATAL=1:
-// a finding ends the program), exact-size GM buffers, every dtype and optional-input combination,
-// each broadcast form. The quick part runs in ctest; BCE_ASCENDC_FULL_SWEEP=1 runs every count
-// from 1 to 4096 (docs/npu_kernels.md).
+// The AscendC gradient kernels (of self, and of the target) through the twin, tiled by the A2
+// tiling: every element within the library's error bound of the float64 reference, no finding of
+// the twin (ASCENDC_CPU_FATAL=1: a finding ends the program), exact-size GM buffers, every dtype
+// and optional-input combination, each broadcast form. The quick part runs in ctest;
+// BCE_ASCENDC_FULL_SWEEP=1 runs every count from 1 to 4096 and random sizes up to 64 Mi
+// (docs/npu_kernels.md).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,17 +26,28 @@ using aclnn_cpu::bce_grad::a2::TileGradForAtlasA2;
 // A twin finding ends the program, as in a CI run of CANN's CPU mode.
 const bool kFatalChecks = (setenv("ASCENDC_CPU_FATAL", "1", 0), true);
 
-bool FullSweep()
-{
-    const char* value = std::getenv("BCE_ASCENDC_FULL_SWEEP");
-    return value != nullptr && value[0] == '1';
-}
+using bce_ascendc_test::FullSweep;
+using bce_ascendc_test::RandomRowLengthOf;
+using bce_ascendc_test::RowLengthOf;
+using bce_ascendc_test::SweepCounts;
 
-/// Tiles @p problem for Atlas A2 and runs it; false with a message on any failure.
-template <typename T>
-bool TileRunAndCheck(const Problem& problem, uint64_t seed, ErrorStats* stats, std::string* message,
+/// The kernel of a test case: data type T, the gradient of self or (OF_TARGET) of the target.
+template <typename T, bool OF_TARGET>
+struct Kernel {
+    using DataType = T;
+    static constexpr bool kOfTarget = OF_TARGET;
+    static constexpr const char* kName = OF_TARGET ? "of target" : "of self";
+    static constexpr KernelEntry kEntry = OF_TARGET ? &sigmoid_cross_entropy_with_logits_grad_v2_of_target_typed<T>
+                                                    : &sigmoid_cross_entropy_with_logits_grad_v2_typed<T>;
+};
+
+/// Tiles @p problem for Atlas A2 and runs K's kernel on it; false with a message on any failure.
+template <typename K>
+bool TileRunAndCheck(Problem problem, uint64_t seed, ErrorStats* stats, std::string* message,
                      std::vector<float>* gradient_out = nullptr)
 {
+    using T = typename K::DataType;
+    problem.of_target = K::kOfTarget;
     A2GradProblem a2;
     a2.total = problem.total;
     a2.dtype_bytes = sizeof(T);
@@ -43,44 +55,38 @@ bool TileRunAndCheck(const Problem& problem, uint64_t seed, ErrorStats* stats, s
     a2.weight_count = problem.weight_count;
     a2.pos_weight_count = problem.pos_weight_count;
     a2.scale = problem.scale;
+    a2.of_target = problem.of_target;
     A2GradTiling tiling;
     std::string error;
     if (!TileGradForAtlasA2(AtlasA2Platform(), a2, &tiling, &error)) {
         *message = Describe(problem) + ": tiling failed: " + error;
         return false;
     }
-    return RunAndCheck<T>(&sigmoid_cross_entropy_with_logits_grad_v2_typed<T>, problem, tiling.data,
-                          tiling.block_dim, seed, stats, message, gradient_out);
+    return RunAndCheck<T>(K::kEntry, problem, tiling.data, tiling.block_dim, seed, stats, message, gradient_out);
 }
 
-template <typename T>
+template <typename K>
 void Report(const char* what, const ErrorStats& stats)
 {
-    std::printf("[ stats    ] %s %s: %llu elements, max |err|/bound %.3g, max relative error %.3g\n", what,
-                TypeInfo<T>::kName, static_cast<unsigned long long>(stats.elements), stats.max_error_over_bound,
-                stats.max_relative_error);
+    std::printf("[ stats    ] %s %s %s: %llu elements, max |err|/bound %.3g, max relative error %.3g\n", K::kName,
+                what, TypeInfo<typename K::DataType>::kName, static_cast<unsigned long long>(stats.elements),
+                stats.max_error_over_bound, stats.max_relative_error);
 }
 
-template <typename T>
+template <typename K>
 class AscendcGradSweep : public testing::Test {};
-using DataTypes = testing::Types<float, half, bfloat16_t>;
-TYPED_TEST_SUITE(AscendcGradSweep, DataTypes);
+// The gradient of self first (its test names, AscendcGradSweep/0..2, are those of before the target's).
+using Kernels = testing::Types<Kernel<float, false>, Kernel<half, false>, Kernel<bfloat16_t, false>,
+                               Kernel<float, true>, Kernel<half, true>, Kernel<bfloat16_t, true>>;
+TYPED_TEST_SUITE(AscendcGradSweep, Kernels);
 
 /// Same-shape operands, each weight/pos_weight combination, every count up to the limit (4096
 /// in the full sweep; the quick part takes 1-300 and the counts around tile and core boundaries).
 TYPED_TEST(AscendcGradSweep, EveryCountWithinTheBoundWithoutFindings)
 {
-    std::vector<uint64_t> counts;
-    const uint64_t limit = FullSweep() ? 4096 : 300;
-    for (uint64_t n = 1; n <= limit; ++n) counts.push_back(n);
-    if (!FullSweep()) {
-        for (uint64_t n : {511, 512, 513, 1023, 1024, 1025, 1919, 1920, 1921, 2047, 2048, 2049, 2559, 2560, 2561,
-                           3071, 3072, 3073, 4095, 4096}) {
-            counts.push_back(n);
-        }
-    }
     ErrorStats stats;
-    for (uint64_t n : counts) {
+    for (uint64_t n : SweepCounts(300, {511, 512, 513, 1023, 1024, 1025, 1919, 1920, 1921, 2047, 2048, 2049, 2559,
+                                        2560, 2561, 3071, 3072, 3073, 4095, 4096})) {
         for (int combo = 0; combo < 4; ++combo) {
             Problem p;
             p.total = n;
@@ -102,11 +108,7 @@ TYPED_TEST(AscendcGradSweep, EveryCountAsRowsWithEachBroadcastForm)
     const uint64_t limit = FullSweep() ? 4096 : 300;
     ErrorStats stats;
     for (uint64_t n = 1; n <= limit; ++n) {
-        std::vector<uint64_t> divisors;
-        for (uint64_t d = 1; d <= n; ++d) {
-            if (n % d == 0) divisors.push_back(d);
-        }
-        const uint64_t c = divisors[(n * 7) % divisors.size()];
+        const uint64_t c = RowLengthOf(n);
         const uint64_t form = n % 48;
         const uint64_t douts[] = {n, 1, c};
         const uint64_t weights[] = {0, 1, c, n};
@@ -164,20 +166,21 @@ TYPED_TEST(AscendcGradSweep, BroadcastFormsWithinTheBoundWithoutFindings)
     Report<TypeParam>("broadcast forms", stats);
 }
 
-/// Seeded random sizes up to 4 Mi elements, each with a random broadcast form of a random last
-/// dimension (a divisor of the size).
+/// Seeded random sizes up to 4 Mi elements (and, in the full sweep, from 4 Mi to 64 Mi), each with
+/// a random broadcast form of a random last dimension (a divisor of the size). A 64 Mi fp32 run
+/// holds six tensors of 256 MiB: 1.5 GiB.
 TYPED_TEST(AscendcGradSweep, RandomLargeSizesWithinTheBoundWithoutFindings)
 {
     std::mt19937_64 rng(20261207);
+    constexpr uint64_t kMi = uint64_t{1} << 20;
     const int runs = FullSweep() ? 12 : 3;
-    ErrorStats stats;
-    for (int run = 0; run < runs; ++run) {
-        const uint64_t n = std::uniform_int_distribution<uint64_t>(1, 4u << 20)(rng);
-        std::vector<uint64_t> divisors;
-        for (uint64_t d = 2; d * d <= n && divisors.size() < 64; ++d) {
-            if (n % d == 0) divisors.push_back(n / d);
-        }
-        const uint64_t c = divisors.empty() ? n : divisors[rng() % divisors.size()];
+    const int huge_runs = FullSweep() ? 6 : 0;
+    ErrorStats stats, huge_stats;
+    for (int run = 0; run < runs + huge_runs; ++run) {
+        const bool huge = run >= runs;
+        const uint64_t n = huge ? std::uniform_int_distribution<uint64_t>(4 * kMi + 1, 64 * kMi)(rng)
+                                : std::uniform_int_distribution<uint64_t>(1, 4 * kMi)(rng);
+        const uint64_t c = RandomRowLengthOf(n, rng);
         const uint64_t forms[] = {0, 1, c, n};
         Problem p;
         p.total = n;
@@ -186,9 +189,10 @@ TYPED_TEST(AscendcGradSweep, RandomLargeSizesWithinTheBoundWithoutFindings)
         p.pos_weight_count = forms[rng() % 4];
         p.scale = rng() % 2 == 0 ? 1.0f : 1.0f / static_cast<float>(n);
         std::string message;
-        ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, rng(), &stats, &message)) << message;
+        ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, rng(), huge ? &huge_stats : &stats, &message)) << message;
     }
     Report<TypeParam>("random sizes", stats);
+    if (huge_runs != 0) Report<TypeParam>("random sizes 4-64 Mi", huge_stats);
 }
 
 }  // namespace
