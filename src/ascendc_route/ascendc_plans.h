@@ -49,4 +49,25 @@ aclnnStatus PlanSigmoidCrossEntropyWithLogitsGradV2OnTwin(const char* api, const
                                                           ReductionType reduction,
                                                           std::shared_ptr<const LaunchPlan>& plan);
 
+/// aclnnBinaryCrossEntropyWithLogitsTargetBackward on the AscendC kernel
+/// SigmoidCrossEntropyWithLogitsGradV2's target variant (..._of_target): the backward's arguments
+/// and plan, the target not passed (the kernel does not read it).
+aclnnStatus PlanSigmoidCrossEntropyWithLogitsGradV2OfTargetOnTwin(const char* api, const aclTensor* self,
+                                                                  const aclTensor* target,
+                                                                  const aclTensor* grad_output,
+                                                                  const aclTensor* weight,
+                                                                  const aclTensor* pos_weight, const aclTensor* out,
+                                                                  aclDataType promoted, ReductionType reduction,
+                                                                  std::shared_ptr<const LaunchPlan>& plan);
+
+/// aclnnBinaryCrossEntropyWithLogits on the AscendC kernel SigmoidCrossEntropyWithLogitsV2: predict
+/// = self and target, weight and pos_weight read through their period (or expanded), the loss into
+/// out (self's shape for none, one element for mean and sum, summed across cores through the
+/// workspace); the A2 tiling TileLossForAtlasA2. @p plan stays null for an fp64 @p promoted.
+aclnnStatus PlanSigmoidCrossEntropyWithLogitsV2OnTwin(const char* api, const aclTensor* self, const aclTensor* target,
+                                                      const aclTensor* weight, const aclTensor* pos_weight,
+                                                      const aclTensor* out, aclDataType promoted,
+                                                      ReductionType reduction,
+                                                      std::shared_ptr<const LaunchPlan>& plan);
+
 }  // namespace aclnn_cpu::ascendc_route

@@ -14,7 +14,9 @@ namespace aclnn_cpu::ascendc_route {
 /// The AscendC kernels the route launches, one per kernel entry (Note [Plugging in an AscendC
 /// kernel]). The twin side's table (twin/twin_kernels.cpp) gives each its launch.
 enum class AscendcKernel : uint32_t {
-  kSigmoidCrossEntropyWithLogitsGradV2,  ///< aclnnBinaryCrossEntropyWithLogitsBackward
+  kSigmoidCrossEntropyWithLogitsGradV2,          ///< aclnnBinaryCrossEntropyWithLogitsBackward
+  kSigmoidCrossEntropyWithLogitsGradV2OfTarget,  ///< aclnnBinaryCrossEntropyWithLogitsTargetBackward
+  kSigmoidCrossEntropyWithLogitsV2,              ///< aclnnBinaryCrossEntropyWithLogits
   kCount
 };
 

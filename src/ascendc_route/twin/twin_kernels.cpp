@@ -9,6 +9,11 @@ TwinKernelEntry FindTwinKernel(AscendcKernel kernel) {
   switch (kernel) {
     case AscendcKernel::kSigmoidCrossEntropyWithLogitsGradV2:
       return {"sigmoid_cross_entropy_with_logits_grad_v2", &LaunchSigmoidCrossEntropyWithLogitsGradV2};
+    case AscendcKernel::kSigmoidCrossEntropyWithLogitsGradV2OfTarget:
+      return {"sigmoid_cross_entropy_with_logits_grad_v2_of_target",
+              &LaunchSigmoidCrossEntropyWithLogitsGradV2OfTarget};
+    case AscendcKernel::kSigmoidCrossEntropyWithLogitsV2:
+      return {"sigmoid_cross_entropy_with_logits_v2", &LaunchSigmoidCrossEntropyWithLogitsV2};
     case AscendcKernel::kCount:
       break;
   }

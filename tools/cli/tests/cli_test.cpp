@@ -268,6 +268,24 @@ TEST(CliRun, TheLossRunsWithEveryReductionAndPassesItsCheck) {
   }
 }
 
+// An fp16 sum of 300,000 losses of about 2.4 lies beyond fp16's range: the CPU kernels round it to
+// Inf, the AscendC kernel's Cast saturates it to 65504 (A2's), and --check accepts each where it
+// happens (and the largest finite value only in the ascendc mode).
+TEST(CliRun, TheCheckAcceptsALossThatOverflowsItsDtype) {
+  const std::vector<std::string> args = {"run",     "--op",    "forward", "--shape",  "300x1000", "--reduction",
+                                         "sum",     "--dtype", "fp16",    "--weight", "scalar",   "--check"};
+  const CliResult cpu = RunCli(args);
+  EXPECT_EQ(cpu.exit_code, kExitSuccess) << Printed(cpu);
+  EXPECT_NE(cpu.out.find("checksum: sum inf"), std::string::npos) << Printed(cpu);
+  EXPECT_NE(cpu.out.find("check loss: 0 mismatches"), std::string::npos) << Printed(cpu);
+#ifdef ACLNN_BCE_CLI_WITH_TWIN
+  const CliResult twin = RunCli(args, {"ACLNN_BCE_KERNELS=ascendc", "ASCENDC_CPU_FATAL=1"});
+  EXPECT_EQ(twin.exit_code, kExitSuccess) << Printed(twin);
+  EXPECT_NE(twin.out.find("checksum: sum 65504,"), std::string::npos) << Printed(twin);
+  EXPECT_NE(twin.out.find("check loss: 0 mismatches"), std::string::npos) << Printed(twin);
+#endif
+}
+
 TEST(CliRun, TheTargetGradientAndTheFusedCallRunAndPassTheirChecks) {
   for (const char* reduction : {"none", "mean"}) {
     const CliResult target = RunCli({"run", "--op", "target-backward", "--shape", "7x300", "--reduction", reduction,

@@ -44,7 +44,7 @@ constexpr GradientCall kInputGradient{"aclnnBinaryCrossEntropyWithLogitsBackward
                                       &ascendc_route::PlanSigmoidCrossEntropyWithLogitsGradV2OnTwin};
 constexpr GradientCall kTargetGradient{"aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize",
                                        "aclnnBinaryCrossEntropyWithLogitsTargetBackward", "gradTarget", true,
-                                       nullptr};
+                                       &ascendc_route::PlanSigmoidCrossEntropyWithLogitsGradV2OfTargetOnTwin};
 // Each first phase's plans in the plan cache (Note [Plan cache]).
 constexpr PlanTag kInputGradientPlans{kInputGradient.first_phase};
 constexpr PlanTag kTargetGradientPlans{kTargetGradient.first_phase};

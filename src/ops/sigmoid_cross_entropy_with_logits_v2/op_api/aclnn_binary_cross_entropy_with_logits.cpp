@@ -7,6 +7,8 @@
 
 #include <memory>
 
+#include "ascendc_route/ascendc_plans.h"
+#include "ascendc_route/kernels_mode.h"
 #include "common/dtype.h"
 #include "common/error.h"
 #include "opdev/elementwise_plan.h"
@@ -101,6 +103,17 @@ aclnnStatus GetWorkspaceSize(const aclTensor* self, const aclTensor* target, con
   }
   const aclDataType promoted = PromoteInputs({self, target, weightOptional, posWeightOptional});
   if (aclnnStatus s = CheckCastable(kFirstPhase, promoted, {"out", out})) return s;
+  // The AscendC kernel on the CPU twin instead, in the ascendc mode (Note [AscendC route]).
+  bool use_twin = false;
+  if (aclnnStatus s = ascendc_route::ChooseKernels(kFirstPhase, use_twin)) return s;
+  if (use_twin && self->numel != 0) {
+    std::shared_ptr<const LaunchPlan> twin_plan;
+    if (aclnnStatus s = ascendc_route::PlanSigmoidCrossEntropyWithLogitsV2OnTwin(
+            kFirstPhase, self, target, weightOptional, posWeightOptional, out, promoted, reduction_type, twin_plan)) {
+      return s;
+    }
+    if (twin_plan != nullptr) return CacheAndMakeExecutor(kFirstPhase, key, std::move(twin_plan), workspaceSize, executor);
+  }  // else the CPU kernels: an empty self (no launch; mean's NaN), or fp64, which A2 lacks
   const aclTensor* const tensors[kOperandCount] = {self, target, weightOptional, posWeightOptional, nullptr, out, nullptr};
   return MakeExecutor(kFirstPhase, key, tensors, promoted, reduction_type, workspaceSize, executor);
 }
