@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ascendc_kernel_test_support.h"
 #include "gtest/gtest.h"
 #include "tikicpulib.h"
 #include "op_kernel/ascendc/sigmoid_cross_entropy_with_logits_grad_v2_ascendc_tiling_data.h"
@@ -19,25 +20,24 @@
 
 namespace bce_grad_ascendc_test {
 
+using bce_ascendc_test::Digits;
+using bce_ascendc_test::ErrorStats;
+using bce_ascendc_test::GmBuffer;
+
+/// The dtype's name and relative-error floor (the shared test support) and its output rounding.
 template <typename T>
 struct TypeInfo;
 template <>
-struct TypeInfo<float> {
+struct TypeInfo<float> : bce_ascendc_test::DTypeName<float> {
     static constexpr OutType kOut = OutType::kFloat;
-    static constexpr const char* kName = "fp32";
-    static constexpr double kRelativeFloor = 1e-6;
 };
 template <>
-struct TypeInfo<half> {
+struct TypeInfo<half> : bce_ascendc_test::DTypeName<half> {
     static constexpr OutType kOut = OutType::kHalf;
-    static constexpr const char* kName = "fp16";
-    static constexpr double kRelativeFloor = 0x1p-14;  // fp16's smallest normal
 };
 template <>
-struct TypeInfo<bfloat16_t> {
+struct TypeInfo<bfloat16_t> : bce_ascendc_test::DTypeName<bfloat16_t> {
     static constexpr OutType kOut = OutType::kBFloat16;
-    static constexpr const char* kName = "bf16";
-    static constexpr double kRelativeFloor = 1e-6;
 };
 
 using KernelEntry = void (*)(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
@@ -54,61 +54,11 @@ struct Problem {
     double pos_weight_value = -1;  ///< >= 0: every pos_weight element is this value, else drawn
 };
 
-/// @p value with 9 significant digits (enough to tell two floats apart).
-inline std::string Digits(double value)
-{
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.9g", value);
-    return text;
-}
-
 inline std::string Describe(const Problem& p)
 {
     return std::string(p.of_target ? "of target, " : "") + "total " + std::to_string(p.total) + ", dout " + std::to_string(p.dout_count) + ", weight " +
            std::to_string(p.weight_count) + ", pos_weight " + std::to_string(p.pos_weight_count) + ", scale " +
            Digits(p.scale);
-}
-
-/// The largest errors seen, over every element judged.
-struct ErrorStats {
-    double max_error_over_bound = 0;  ///< max |got - reference| / bound
-    double max_relative_error = 0;    ///< max |got - reference| / |reference| where |reference| >= kRelativeFloor
-    uint64_t elements = 0;
-    void Merge(const ErrorStats& o)
-    {
-        max_error_over_bound = std::max(max_error_over_bound, o.max_error_over_bound);
-        max_relative_error = std::max(max_relative_error, o.max_relative_error);
-        elements += o.elements;
-    }
-};
-
-/// `count` elements of T in GM, exactly count * sizeof(T) bytes (none when count is 0).
-template <typename T>
-class GmBuffer {
-public:
-    explicit GmBuffer(uint64_t count)
-        : count_(count), data_(count == 0 ? nullptr : static_cast<T*>(AscendC::GmAlloc(count * sizeof(T))))
-    {
-    }
-    ~GmBuffer()
-    {
-        if (data_ != nullptr) AscendC::GmFree(data_);
-    }
-    GmBuffer(const GmBuffer&) = delete;
-    GmBuffer& operator=(const GmBuffer&) = delete;
-    T& operator[](uint64_t i) const { return data_[i]; }
-    uint8_t* gm() const { return reinterpret_cast<uint8_t*>(data_); }
-
-private:
-    uint64_t count_;
-    T* data_;
-};
-
-/// Fills @p buffer with @p count values of @p draw rounded to T.
-template <typename T, typename Draw>
-void Fill(GmBuffer<T>& buffer, uint64_t count, std::mt19937_64& rng, Draw draw)
-{
-    for (uint64_t i = 0; i < count; ++i) buffer[i] = static_cast<T>(draw(rng));
 }
 
 /// Runs @p kernel on @p block_dim cores with @p tiling over random inputs of @p problem and checks
@@ -128,24 +78,17 @@ bool RunAndCheck(KernelEntry kernel, const Problem& problem, const SigmoidCrossE
     std::memcpy(tiling_gm.gm(), &tiling, sizeof(tiling));
 
     std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> logits(-20.0, 20.0);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    bce_ascendc_test::BceDraws draws;  // labels: a third hard 0, a third hard 1 (where p - y would cancel)
     std::uniform_real_distribution<double> grads(-2.0, 2.0);
-    std::uniform_real_distribution<double> weights(0.0, 2.0);
-    std::uniform_real_distribution<double> pos_weights(0.25, 4.0);
-    // Labels: a third hard 0, a third hard 1 (where p - y would cancel), a third soft.
-    auto label = [&](std::mt19937_64& r) {
-        const double u = unit(r);
-        return u < 1.0 / 3 ? 0.0 : u < 2.0 / 3 ? 1.0 : unit(r);
-    };
-    Fill(predict, n, rng, logits);
-    if (!problem.of_target) Fill(target, n, rng, label);
+    using bce_ascendc_test::Fill;
+    Fill(predict, n, rng, draws.logits);
+    if (!problem.of_target) Fill(target, n, rng, [&](std::mt19937_64& r) { return draws.Label(r); });
     Fill(dout, problem.dout_count, rng, grads);
-    Fill(weight, problem.weight_count, rng, weights);
+    Fill(weight, problem.weight_count, rng, draws.weights);
     if (problem.pos_weight_value >= 0) {
         Fill(pos_weight, problem.pos_weight_count, rng, [&](std::mt19937_64&) { return problem.pos_weight_value; });
     } else {
-        Fill(pos_weight, problem.pos_weight_count, rng, pos_weights);
+        Fill(pos_weight, problem.pos_weight_count, rng, draws.pos_weights);
     }
 
     uint8_t* tl = tiling_gm.gm();

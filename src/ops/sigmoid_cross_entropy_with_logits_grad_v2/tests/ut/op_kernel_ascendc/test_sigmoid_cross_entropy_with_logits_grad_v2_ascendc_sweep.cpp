@@ -26,11 +26,10 @@ using aclnn_cpu::bce_grad::a2::TileGradForAtlasA2;
 // A twin finding ends the program, as in a CI run of CANN's CPU mode.
 const bool kFatalChecks = (setenv("ASCENDC_CPU_FATAL", "1", 0), true);
 
-bool FullSweep()
-{
-    const char* value = std::getenv("BCE_ASCENDC_FULL_SWEEP");
-    return value != nullptr && value[0] == '1';
-}
+using bce_ascendc_test::FullSweep;
+using bce_ascendc_test::RandomRowLengthOf;
+using bce_ascendc_test::RowLengthOf;
+using bce_ascendc_test::SweepCounts;
 
 /// The kernel of a test case: data type T, the gradient of self or (OF_TARGET) of the target.
 template <typename T, bool OF_TARGET>
@@ -80,17 +79,9 @@ void Report(const char* what, const ErrorStats& stats)
 template <typename K>
 void EveryCountWithinTheBoundWithoutFindings()
 {
-    std::vector<uint64_t> counts;
-    const uint64_t limit = FullSweep() ? 4096 : 300;
-    for (uint64_t n = 1; n <= limit; ++n) counts.push_back(n);
-    if (!FullSweep()) {
-        for (uint64_t n : {511, 512, 513, 1023, 1024, 1025, 1919, 1920, 1921, 2047, 2048, 2049, 2559, 2560, 2561,
-                           3071, 3072, 3073, 4095, 4096}) {
-            counts.push_back(n);
-        }
-    }
     ErrorStats stats;
-    for (uint64_t n : counts) {
+    for (uint64_t n : SweepCounts(300, {511, 512, 513, 1023, 1024, 1025, 1919, 1920, 1921, 2047, 2048, 2049, 2559,
+                                        2560, 2561, 3071, 3072, 3073, 4095, 4096})) {
         for (int combo = 0; combo < 4; ++combo) {
             Problem p;
             p.total = n;
@@ -113,11 +104,7 @@ void EveryCountAsRowsWithEachBroadcastForm()
     const uint64_t limit = FullSweep() ? 4096 : 300;
     ErrorStats stats;
     for (uint64_t n = 1; n <= limit; ++n) {
-        std::vector<uint64_t> divisors;
-        for (uint64_t d = 1; d <= n; ++d) {
-            if (n % d == 0) divisors.push_back(d);
-        }
-        const uint64_t c = divisors[(n * 7) % divisors.size()];
+        const uint64_t c = RowLengthOf(n);
         const uint64_t form = n % 48;
         const uint64_t douts[] = {n, 1, c};
         const uint64_t weights[] = {0, 1, c, n};
@@ -192,11 +179,7 @@ void RandomLargeSizesWithinTheBoundWithoutFindings()
         const bool huge = run >= runs;
         const uint64_t n = huge ? std::uniform_int_distribution<uint64_t>(4 * kMi + 1, 64 * kMi)(rng)
                                 : std::uniform_int_distribution<uint64_t>(1, 4 * kMi)(rng);
-        std::vector<uint64_t> divisors;
-        for (uint64_t d = 2; d * d <= n && divisors.size() < 64; ++d) {
-            if (n % d == 0) divisors.push_back(n / d);
-        }
-        const uint64_t c = divisors.empty() ? n : divisors[rng() % divisors.size()];
+        const uint64_t c = RandomRowLengthOf(n, rng);
         const uint64_t forms[] = {0, 1, c, n};
         Problem p;
         p.total = n;
