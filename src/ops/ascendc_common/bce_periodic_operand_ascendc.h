@@ -29,6 +29,15 @@ namespace bce_ascendc {
 
 using namespace AscendC;
 
+// Note [Operands read through a period]
+// An input of an elementwise kernel may broadcast to the output (aclnn checks that it does): the
+// kernel's TilingData gives its element count P (0: absent), and output element i reads the
+// operand's element i % P. P = total is the same-shape case, P = 1 a 0-dim or [1] tensor, and
+// 1 < P < total a tensor of the last dims of self ([C] over [N, C]: P = C). The operand is read
+// in place from GM (never materialised) and never past its P elements: a tile whose elements wrap
+// around the period is gathered in UB (Gather with byte offsets). All operands with
+// 1 < P < total share one P (the A2 tiling checks it), so the kernel builds one index pattern.
+
 /// Queue depth of the input and output tiles: double buffering, so that the copies of the next
 /// tile can overlap the computation of this one on the NPU.
 constexpr int32_t BUFFER_NUM = 2;

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bce_kernel_variant_ascendc.h"
 #include "bce_periodic_operand_ascendc.h"
 #include "bce_softplus_ascendc.h"
 #include "kernel_operator.h"
@@ -259,6 +260,11 @@ private:
     float scale_ = 1.0f;
 };
 
+template <typename T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT>
+using KernelOfSelf = KernelSigmoidCrossEntropyWithLogitsGradV2<T, HAS_WEIGHT, HAS_POS_WEIGHT, false>;
+template <typename T, bool HAS_WEIGHT, bool HAS_POS_WEIGHT>
+using KernelOfTarget = KernelSigmoidCrossEntropyWithLogitsGradV2<T, HAS_WEIGHT, HAS_POS_WEIGHT, true>;
+
 /// The kernel for data type T (the gradient of self, or OF_TARGET of the target): the variant of
 /// the optional inputs the tiling names.
 template <typename T, bool OF_TARGET = false>
@@ -267,22 +273,14 @@ __aicore__ inline void RunSigmoidCrossEntropyWithLogitsGradV2(GM_ADDR predict, G
                                                               GM_ADDR tiling)
 {
     GET_TILING_DATA_WITH_STRUCT(SigmoidCrossEntropyWithLogitsGradV2TilingData, tilingData, tiling);
-    if (tilingData.has_weight != 0 && tilingData.has_pos_weight != 0) {
-        KernelSigmoidCrossEntropyWithLogitsGradV2<T, true, true, OF_TARGET> op;
-        op.Init(predict, target, dout, weight, pos_weight, gradient, tilingData);
-        op.Process();
-    } else if (tilingData.has_weight != 0) {
-        KernelSigmoidCrossEntropyWithLogitsGradV2<T, true, false, OF_TARGET> op;
-        op.Init(predict, target, dout, weight, pos_weight, gradient, tilingData);
-        op.Process();
-    } else if (tilingData.has_pos_weight != 0) {
-        KernelSigmoidCrossEntropyWithLogitsGradV2<T, false, true, OF_TARGET> op;
-        op.Init(predict, target, dout, weight, pos_weight, gradient, tilingData);
-        op.Process();
+    const bool hasWeight = tilingData.has_weight != 0;
+    const bool hasPosWeight = tilingData.has_pos_weight != 0;
+    if constexpr (OF_TARGET) {
+        bce_ascendc::RunKernelVariant<KernelOfTarget, T>(hasWeight, hasPosWeight, predict, target, dout, weight,
+                                                         pos_weight, gradient, tilingData);
     } else {
-        KernelSigmoidCrossEntropyWithLogitsGradV2<T, false, false, OF_TARGET> op;
-        op.Init(predict, target, dout, weight, pos_weight, gradient, tilingData);
-        op.Process();
+        bce_ascendc::RunKernelVariant<KernelOfSelf, T>(hasWeight, hasPosWeight, predict, target, dout, weight,
+                                                       pos_weight, gradient, tilingData);
     }
 }
 

@@ -17,14 +17,9 @@
 // within the 32 bytes aclrtMalloc adds; this split never does.) A core's tiles are tileDataNum
 // elements, the last one finalXTailNum: bigTailDataNum or smallTailDataNum, in 1 .. tileDataNum.
 
-// Note [Operands read through a period]
-// dout, weight and pos_weight may broadcast (aclnn checks that they broadcast to self). The three
-// extension fields give the element count P of each (0: absent); output element i reads the
-// operand's element i % P. P = total is the same-shape case, P = 1 a 0-dim or [1] tensor, and
-// 1 < P < total a tensor of the last dims of self ([C] over [N, C]: P = C). The operand is read
-// in place from GM (never materialised) and never past its P elements: a tile whose elements wrap
-// around the period is gathered in UB (Gather with byte offsets). All operands with
-// 1 < P < total share one P (the A2 tiling checks it), so the kernel builds one index pattern.
+// dout, weight and pos_weight are read through a period: the extension fields give the element
+// count P of each (0: absent), and output element i reads the operand's element i % P. See Note
+// [Operands read through a period] in src/ops/ascendc_common/bce_periodic_operand_ascendc.h.
 struct SigmoidCrossEntropyWithLogitsGradV2TilingData {
   uint64_t smallCoreDataNum;   ///< elements of the small (last) core
   uint64_t bigCoreDataNum;     ///< elements of each big core, a multiple of 32 bytes

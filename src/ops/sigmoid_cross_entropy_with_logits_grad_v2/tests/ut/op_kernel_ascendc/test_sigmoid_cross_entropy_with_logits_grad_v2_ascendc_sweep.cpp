@@ -73,16 +73,11 @@ void Report(const char* what, const ErrorStats& stats)
                 stats.max_error_over_bound, stats.max_relative_error);
 }
 
-template <typename K>
-class AscendcGradSweep : public testing::Test {};
-// The gradient of self first (its test names, AscendcGradSweep/0..2, are those of before the target's).
-using Kernels = testing::Types<Kernel<float, false>, Kernel<half, false>, Kernel<bfloat16_t, false>,
-                               Kernel<float, true>, Kernel<half, true>, Kernel<bfloat16_t, true>>;
-TYPED_TEST_SUITE(AscendcGradSweep, Kernels);
 
 /// Same-shape operands, each weight/pos_weight combination, every count up to the limit (4096
 /// in the full sweep; the quick part takes 1-300 and the counts around tile and core boundaries).
-TYPED_TEST(AscendcGradSweep, EveryCountWithinTheBoundWithoutFindings)
+template <typename K>
+void EveryCountWithinTheBoundWithoutFindings()
 {
     ErrorStats stats;
     for (uint64_t n : SweepCounts(300, {511, 512, 513, 1023, 1024, 1025, 1919, 1920, 1921, 2047, 2048, 2049, 2559,
@@ -95,15 +90,16 @@ TYPED_TEST(AscendcGradSweep, EveryCountWithinTheBoundWithoutFindings)
             p.pos_weight_count = (combo & 2) != 0 ? n : 0;
             p.scale = n % 2 == 0 ? 1.0f : 1.0f / static_cast<float>(n);
             std::string message;
-            ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, n * 4 + combo, &stats, &message)) << message;
+            ASSERT_TRUE(TileRunAndCheck<K>(p, n * 4 + combo, &stats, &message)) << message;
         }
     }
-    Report<TypeParam>("every count", stats);
+    Report<K>("every count", stats);
 }
 
 /// Every count as [n / C, C] for a divisor C of n (1 and n included), cycling through the 48
 /// broadcast forms (gradOutput [n] / [1] / [C]; weight, pos_weight absent / [1] / [C] / [n]).
-TYPED_TEST(AscendcGradSweep, EveryCountAsRowsWithEachBroadcastForm)
+template <typename K>
+void EveryCountAsRowsWithEachBroadcastForm()
 {
     const uint64_t limit = FullSweep() ? 4096 : 300;
     ErrorStats stats;
@@ -115,23 +111,24 @@ TYPED_TEST(AscendcGradSweep, EveryCountAsRowsWithEachBroadcastForm)
         Problem p{n, douts[form % 3], weights[(form / 3) % 4], weights[(form / 12) % 4],
                   n % 2 == 0 ? 1.0f : 1.0f / static_cast<float>(n)};
         std::string message;
-        ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, n * 31 + 5, &stats, &message)) << message;
+        ASSERT_TRUE(TileRunAndCheck<K>(p, n * 31 + 5, &stats, &message)) << message;
     }
-    Report<TypeParam>("every count as rows", stats);
+    Report<K>("every count as rows", stats);
 }
 
 /// The cores are independent: every order the twin runs them in gives the same bits.
-TYPED_TEST(AscendcGradSweep, EveryRunOrderGivesTheSameBits)
+template <typename K>
+void EveryRunOrderGivesTheSameBits()
 {
     const Problem p{37 * 3000, 1, 3000, 37 * 3000, 1.0f};
     ErrorStats stats;
     std::string message;
     std::vector<float> first;
-    ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, 99, &stats, &message, &first)) << message;
+    ASSERT_TRUE(TileRunAndCheck<K>(p, 99, &stats, &message, &first)) << message;
     for (const char* order : {"reverse", "shuffle:3", "threads"}) {
         setenv("ASCENDC_CPU_ORDER", order, 1);
         std::vector<float> again;
-        const bool ok = TileRunAndCheck<TypeParam>(p, 99, &stats, &message, &again);
+        const bool ok = TileRunAndCheck<K>(p, 99, &stats, &message, &again);
         unsetenv("ASCENDC_CPU_ORDER");
         ASSERT_TRUE(ok) << order << ": " << message;
         ASSERT_EQ(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)), 0) << order;
@@ -141,7 +138,8 @@ TYPED_TEST(AscendcGradSweep, EveryRunOrderGivesTheSameBits)
 /// [N, C] with gradOutput [N, C] / [1] / [C] and weight, pos_weight absent / [1] / [C] / [N, C]:
 /// every combination, with C below and above a tile (one period resident in UB, or a tile that
 /// wraps once).
-TYPED_TEST(AscendcGradSweep, BroadcastFormsWithinTheBoundWithoutFindings)
+template <typename K>
+void BroadcastFormsWithinTheBoundWithoutFindings()
 {
     const struct {
         uint64_t rows, cols;
@@ -156,20 +154,21 @@ TYPED_TEST(AscendcGradSweep, BroadcastFormsWithinTheBoundWithoutFindings)
                 for (uint64_t pos_weight : {uint64_t{0}, uint64_t{1}, c, n}) {
                     Problem p{n, dout, weight, pos_weight, 1.0f / static_cast<float>(n)};
                     std::string message;
-                    ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, n + dout * 7 + weight * 13 + pos_weight * 17, &stats,
+                    ASSERT_TRUE(TileRunAndCheck<K>(p, n + dout * 7 + weight * 13 + pos_weight * 17, &stats,
                                                            &message))
                         << message;
                 }
             }
         }
     }
-    Report<TypeParam>("broadcast forms", stats);
+    Report<K>("broadcast forms", stats);
 }
 
 /// Seeded random sizes up to 4 Mi elements (and, in the full sweep, from 4 Mi to 64 Mi), each with
 /// a random broadcast form of a random last dimension (a divisor of the size). A 64 Mi fp32 run
 /// holds six tensors of 256 MiB: 1.5 GiB.
-TYPED_TEST(AscendcGradSweep, RandomLargeSizesWithinTheBoundWithoutFindings)
+template <typename K>
+void RandomLargeSizesWithinTheBoundWithoutFindings()
 {
     std::mt19937_64 rng(20261207);
     constexpr uint64_t kMi = uint64_t{1} << 20;
@@ -189,11 +188,31 @@ TYPED_TEST(AscendcGradSweep, RandomLargeSizesWithinTheBoundWithoutFindings)
         p.pos_weight_count = forms[rng() % 4];
         p.scale = rng() % 2 == 0 ? 1.0f : 1.0f / static_cast<float>(n);
         std::string message;
-        ASSERT_TRUE(TileRunAndCheck<TypeParam>(p, rng(), huge ? &huge_stats : &stats, &message)) << message;
+        ASSERT_TRUE(TileRunAndCheck<K>(p, rng(), huge ? &huge_stats : &stats, &message)) << message;
     }
-    Report<TypeParam>("random sizes", stats);
-    if (huge_runs != 0) Report<TypeParam>("random sizes 4-64 Mi", huge_stats);
+    Report<K>("random sizes", stats);
+    if (huge_runs != 0) Report<K>("random sizes 4-64 Mi", huge_stats);
 }
+
+// Each check runs for both kernels and every data type: AscendcGradSweep (the gradient of self)
+// and AscendcTargetGradSweep (of the target).
+template <typename T>
+class AscendcGradSweep : public testing::Test {};
+template <typename T>
+class AscendcTargetGradSweep : public testing::Test {};
+using DataTypes = testing::Types<float, half, bfloat16_t>;
+TYPED_TEST_SUITE(AscendcGradSweep, DataTypes);
+TYPED_TEST_SUITE(AscendcTargetGradSweep, DataTypes);
+
+#define BCE_GRAD_SWEEP_TEST(Name)                                          \
+    TYPED_TEST(AscendcGradSweep, Name) { Name<Kernel<TypeParam, false>>(); } \
+    TYPED_TEST(AscendcTargetGradSweep, Name) { Name<Kernel<TypeParam, true>>(); }
+
+BCE_GRAD_SWEEP_TEST(EveryCountWithinTheBoundWithoutFindings)
+BCE_GRAD_SWEEP_TEST(EveryCountAsRowsWithEachBroadcastForm)
+BCE_GRAD_SWEEP_TEST(EveryRunOrderGivesTheSameBits)
+BCE_GRAD_SWEEP_TEST(BroadcastFormsWithinTheBoundWithoutFindings)
+BCE_GRAD_SWEEP_TEST(RandomLargeSizesWithinTheBoundWithoutFindings)
 
 }  // namespace
 }  // namespace bce_grad_ascendc_test
