@@ -8,13 +8,15 @@
 #    and again with the sample's include by bare name ("x.h", found in include/aclnn/);
 # 3. the g++ lines of ops-nn's build.sh --run_example (built-in and custom-vendor forms), with
 #    the sample's include written both as "aclnnop/x.h" and as "x.h".
-# 4. with a fourth argument "ascendc" (a build with the twin), the gradient's sample built by the
+# 4. with a fourth argument "ascendc" (a build with the twin), each sample built by the
 #    guide's commands runs again with ACLNN_BCE_KERNELS=ascendc: API -> A2 tiling -> AscendC kernel
 #    on the twin (Note [AscendC route]), its findings fatal, and the twin's summary line shows it ran.
 set -euo pipefail
 build_dir=$1 source_dir=$2 work=$3 route=${4:-}
 samples=(test_aclnn_sigmoid_cross_entropy_with_logits_grad_v2.cpp test_aclnn_binary_cross_entropy_with_logits.cpp)
 headers=(aclnn_binary_cross_entropy_with_logits_backward.h aclnn_binary_cross_entropy_with_logits.h)
+# The AscendC kernel each sample's operator runs in the ascendc mode (as the twin's summary names it).
+kernels=(sigmoid_cross_entropy_with_logits_grad_v2_typed sigmoid_cross_entropy_with_logits_v2_typed)
 # Every public operator header, the two above with a CANN sample each and the four without one.
 all_headers=("${headers[@]}" aclnn_binary_cross_entropy_with_logits_target_backward.h
              aclnn_binary_cross_entropy_with_logits_fused.h
@@ -52,12 +54,12 @@ cp "$source_dir/examples/$sample" "$guide/"
 (cd "$guide" && mkdir -p build && cd build &&
   cmake ../ -DCMAKE_CXX_COMPILER=g++ -DCMAKE_SKIP_RPATH=TRUE > cmake.log && make > make.log &&
   cd bin && ./opapi_test)
-if [ "$route" = ascendc ] && [ "$k" = 0 ]; then
+if [ "$route" = ascendc ]; then
   echo "== $sample: the same program with ACLNN_BCE_KERNELS=ascendc (the AscendC kernel on the twin)"
   (cd "$guide/build/bin" &&
     ACLNN_BCE_KERNELS=ascendc ASCENDC_CPU_FATAL=1 ASCENDC_CPU_VERBOSE=1 ./opapi_test 2> twin.log &&
     cat twin.log &&
-    grep -q "^ascendc-cpu: sigmoid_cross_entropy_with_logits_grad_v2_typed<float>: .* 0 errors, 0 warnings" twin.log) ||
+    grep -q "^ascendc-cpu: ${kernels[$k]}<float>: .* 0 errors, 0 warnings" twin.log) ||
     { echo "the sample did not run the AscendC kernel cleanly on the twin"; exit 1; }
 fi
 
