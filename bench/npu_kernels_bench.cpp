@@ -22,15 +22,20 @@
 #include "tikicpulib.h"
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits.h"
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
-#include "op_host/a2/sigmoid_cross_entropy_with_logits_grad_v2_a2_tiling.h"
-#include "op_kernel/ascendc/sigmoid_cross_entropy_with_logits_grad_v2_ascendc.h"
+#include "aclnnop/aclnn_binary_cross_entropy_with_logits_target_backward.h"
+#include "sigmoid_cross_entropy_with_logits_grad_v2/op_host/a2/sigmoid_cross_entropy_with_logits_grad_v2_a2_tiling.h"
+#include "sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/ascendc/sigmoid_cross_entropy_with_logits_grad_v2_ascendc.h"
+#include "sigmoid_cross_entropy_with_logits_v2/op_host/a2/sigmoid_cross_entropy_with_logits_v2_a2_tiling.h"
+#include "sigmoid_cross_entropy_with_logits_v2/op_kernel/ascendc/sigmoid_cross_entropy_with_logits_v2_ascendc.h"
 
 namespace {
 
 constexpr uint64_t kMi = 1ull << 20;
 constexpr int64_t kClasses = 1000;  ///< C of the [N, C] cases with a pos_weight of shape [C]
-/// argv[1]: only the cases whose row ("kernel operands dtype nMi") contains this text.
+/// argv[1]: only the cases whose row ("kernel operands dtype nMi", e.g. "loss none fp32 1Mi")
+/// contains this text.
 const char* g_filter = nullptr;
 
 bool Selected(const std::string& row)
@@ -163,61 +168,151 @@ void PrintRow(const char* kernel, const char* form, const char* dtype, uint64_t 
     std::fflush(stdout);
 }
 
-/// The backward (SigmoidCrossEntropyWithLogitsGradV2): gradOutput, self, target of shape [N, C],
-/// either alone (reduction none) or with a [C] weight and pos_weight (reduction mean).
+/// The operands of one case: self, target and gradOutput of shape [N, C] (N = n / C), a [C]
+/// weight and pos_weight, and an output of self's shape (or one element).
 template <typename T>
-void BenchBackward(uint64_t n, bool with_weights, aclDataType type, const char* dtype, aclrtStream stream)
+struct CaseOperands {
+    CaseOperands(uint64_t n, aclDataType type, bool reduced_out)
+        : shape{static_cast<int64_t>(n) / kClasses, kClasses},
+          total(static_cast<uint64_t>(shape[0] * shape[1])),
+          predict(Draw(total, -8.0f, 8.0f, 1), shape, type),
+          target(Draw(total, 0.0f, 1.0f, 2), shape, type),
+          dout(Draw(total, 0.0f, 1.0f, 3), shape, type),
+          weight(Draw(kClasses, 0.0f, 1.0f, 4), {kClasses}, type),
+          pos_weight(Draw(kClasses, 0.5f, 2.0f, 5), {kClasses}, type),
+          out(std::vector<float>(reduced_out ? 1 : total, 0.0f), reduced_out ? std::vector<int64_t>{} : shape, type)
+    {
+    }
+    std::vector<int64_t> shape;
+    uint64_t total;
+    Operand<T> predict, target, dout, weight, pos_weight, out;
+};
+
+/// GM of exactly @p bytes holding @p data (a TilingData), or zeros (a workspace); freed with the case.
+class GmBlock {
+public:
+    GmBlock(const void* data, size_t bytes) : gm_(static_cast<uint8_t*>(AscendC::GmAlloc(bytes == 0 ? 32 : bytes)))
+    {
+        if (data != nullptr) std::memcpy(gm_, data, bytes);
+    }
+    ~GmBlock() { AscendC::GmFree(gm_); }
+    GmBlock(const GmBlock&) = delete;
+    GmBlock& operator=(const GmBlock&) = delete;
+    uint8_t* gm() const { return gm_; }
+
+private:
+    uint8_t* gm_;
+};
+
+/// The gradients (SigmoidCrossEntropyWithLogitsGradV2 and its target variant): reduction none with
+/// gradOutput alone, or mean with a [C] weight and pos_weight.
+template <typename T>
+void BenchGradient(bool of_target, uint64_t n, bool with_weights, aclDataType type, const char* dtype,
+                   aclrtStream stream)
 {
     namespace a2 = aclnn_cpu::bce_grad::a2;
+    const char* kernel = of_target ? "target" : "backward";
     const char* form = with_weights ? "w[C] pw[C] mean" : "none";
-    if (!Selected(std::string("backward ") + form + " " + dtype + " " + std::to_string(n / kMi) + "Mi")) return;
-    const std::vector<int64_t> shape{static_cast<int64_t>(n) / kClasses, kClasses};
-    const uint64_t total = static_cast<uint64_t>(shape[0] * shape[1]);
-    Operand<T> predict(Draw(total, -8.0f, 8.0f, 1), shape, type);
-    Operand<T> target(Draw(total, 0.0f, 1.0f, 2), shape, type);
-    Operand<T> dout(Draw(total, 0.0f, 1.0f, 3), shape, type);
-    Operand<T> gradient(std::vector<float>(total, 0.0f), shape, type);
-    Operand<T> weight(Draw(kClasses, 0.0f, 1.0f, 4), {kClasses}, type);
-    Operand<T> pos_weight(Draw(kClasses, 0.5f, 2.0f, 5), {kClasses}, type);
-
+    if (!Selected(std::string(kernel) + " " + form + " " + dtype + " " + std::to_string(n / kMi) + "Mi")) return;
+    CaseOperands<T> c(n, type, false);
     a2::A2GradProblem problem;
-    problem.total = total;
+    problem.total = c.total;
     problem.dtype_bytes = sizeof(T);
-    problem.dout_count = total;
+    problem.dout_count = c.total;
     problem.weight_count = with_weights ? kClasses : 0;
     problem.pos_weight_count = with_weights ? kClasses : 0;
-    problem.scale = with_weights ? 1.0f / static_cast<float>(total) : 1.0f;
+    problem.scale = with_weights ? 1.0f / static_cast<float>(c.total) : 1.0f;
+    problem.of_target = of_target;
     a2::A2GradTiling tiling;
     std::string error;
     if (!a2::TileGradForAtlasA2(aclnn_cpu::AtlasA2Platform(), problem, &tiling, &error)) Die(error);
-    auto* tiling_gm = static_cast<uint8_t*>(AscendC::GmAlloc(sizeof(tiling.data)));
-    std::memcpy(tiling_gm, &tiling.data, sizeof(tiling.data));
-    auto* workspace_gm = static_cast<uint8_t*>(AscendC::GmAlloc(32));
-    uint8_t* x = predict.gm();
-    uint8_t* y = target.gm();
-    uint8_t* d = dout.gm();
-    uint8_t* w = with_weights ? weight.gm() : nullptr;
-    uint8_t* pw = with_weights ? pos_weight.gm() : nullptr;
-    uint8_t* g = gradient.gm();
+    GmBlock tiling_gm(&tiling.data, sizeof(tiling.data)), workspace(nullptr, 0);
+    uint8_t* x = c.predict.gm();
+    uint8_t* y = of_target ? nullptr : c.target.gm();
+    uint8_t* d = c.dout.gm();
+    uint8_t* w = with_weights ? c.weight.gm() : nullptr;
+    uint8_t* pw = with_weights ? c.pos_weight.gm() : nullptr;
+    uint8_t* g = c.out.gm();
+    uint8_t* ws = workspace.gm();
+    uint8_t* tl = tiling_gm.gm();
     const auto twin = [&] {
-        ICPU_RUN_KF(sigmoid_cross_entropy_with_logits_grad_v2_typed<T>, tiling.block_dim, x, y, d, w, pw, g,
-                    workspace_gm, tiling_gm);
-        ExpectNoFindings("backward");
+        if (of_target) {
+            ICPU_RUN_KF(sigmoid_cross_entropy_with_logits_grad_v2_of_target_typed<T>, tiling.block_dim, x, y, d, w,
+                        pw, g, ws, tl);
+        } else {
+            ICPU_RUN_KF(sigmoid_cross_entropy_with_logits_grad_v2_typed<T>, tiling.block_dim, x, y, d, w, pw, g, ws,
+                        tl);
+        }
+        ExpectNoFindings(kernel);
     };
     const int64_t reduction = with_weights ? 1 : 0;  // mean : none
+    aclTensor* weight = with_weights ? c.weight.tensor() : nullptr;
+    aclTensor* pos_weight = with_weights ? c.pos_weight.tensor() : nullptr;
+    const auto library = [&] {
+        if (of_target) {
+            RunLibrary(
+                [&](uint64_t* size, aclOpExecutor** executor) {
+                    return aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
+                        c.dout.tensor(), c.predict.tensor(), c.target.tensor(), weight, pos_weight, reduction,
+                        c.out.tensor(), size, executor);
+                },
+                aclnnBinaryCrossEntropyWithLogitsTargetBackward, stream);
+        } else {
+            RunLibrary(
+                [&](uint64_t* size, aclOpExecutor** executor) {
+                    return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
+                        c.dout.tensor(), c.predict.tensor(), c.target.tensor(), weight, pos_weight, reduction,
+                        c.out.tensor(), size, executor);
+                },
+                aclnnBinaryCrossEntropyWithLogitsBackward, stream);
+        }
+    };
+    PrintRow(kernel, form, dtype, n, Measure(twin, library, c.total, n > kMi ? 3 : 7));
+}
+
+/// The loss (SigmoidCrossEntropyWithLogitsV2): reduction none without weights, or mean (summed
+/// across cores through the workspace) with a [C] weight and pos_weight.
+template <typename T>
+void BenchLoss(uint64_t n, bool with_weights, aclDataType type, const char* dtype, aclrtStream stream)
+{
+    namespace a2 = aclnn_cpu::bce_loss::a2;
+    const char* form = with_weights ? "w[C] pw[C] mean" : "none";
+    if (!Selected(std::string("loss ") + form + " " + dtype + " " + std::to_string(n / kMi) + "Mi")) return;
+    CaseOperands<T> c(n, type, with_weights);
+    a2::A2LossProblem problem;
+    problem.total = c.total;
+    problem.dtype = sizeof(T) == 4 ? a2::A2LossDType::kFloat : a2::A2LossDType::kBFloat16;
+    problem.weight_count = with_weights ? kClasses : 0;
+    problem.pos_weight_count = with_weights ? kClasses : 0;
+    problem.reduction = with_weights ? BCE_LOSS_REDUCTION_MEAN : BCE_LOSS_REDUCTION_NONE;
+    a2::A2LossTiling tiling;
+    std::string error;
+    if (!a2::TileLossForAtlasA2(aclnn_cpu::AtlasA2Platform(), problem, &tiling, &error)) Die(error);
+    GmBlock tiling_gm(&tiling.data, sizeof(tiling.data)), workspace(nullptr, tiling.workspace_bytes);
+    uint8_t* x = c.predict.gm();
+    uint8_t* y = c.target.gm();
+    uint8_t* w = with_weights ? c.weight.gm() : nullptr;
+    uint8_t* pw = with_weights ? c.pos_weight.gm() : nullptr;
+    uint8_t* loss = c.out.gm();
+    uint8_t* ws = workspace.gm();
+    uint8_t* tl = tiling_gm.gm();
+    const auto twin = [&] {
+        ICPU_RUN_KF(sigmoid_cross_entropy_with_logits_v2_typed<T>, tiling.block_dim, x, y, w, pw, loss, ws, tl);
+        ExpectNoFindings("loss");
+    };
+    const int64_t reduction = with_weights ? 1 : 0;
+    aclTensor* weight = with_weights ? c.weight.tensor() : nullptr;
+    aclTensor* pos_weight = with_weights ? c.pos_weight.tensor() : nullptr;
     const auto library = [&] {
         RunLibrary(
             [&](uint64_t* size, aclOpExecutor** executor) {
-                return aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
-                    dout.tensor(), predict.tensor(), target.tensor(), with_weights ? weight.tensor() : nullptr,
-                    with_weights ? pos_weight.tensor() : nullptr, reduction, gradient.tensor(), size, executor);
+                return aclnnBinaryCrossEntropyWithLogitsGetWorkspaceSize(c.predict.tensor(), c.target.tensor(), weight,
+                                                                         pos_weight, reduction, c.out.tensor(), size,
+                                                                         executor);
             },
-            aclnnBinaryCrossEntropyWithLogitsBackward, stream);
+            aclnnBinaryCrossEntropyWithLogits, stream);
     };
-    PrintRow("backward", form, dtype, n,
-             Measure(twin, library, total, n > kMi ? 3 : 7));
-    AscendC::GmFree(tiling_gm);
-    AscendC::GmFree(workspace_gm);
+    PrintRow("loss", form, dtype, n, Measure(twin, library, c.total, n > kMi ? 3 : 7));
 }
 
 }  // namespace
@@ -237,8 +332,12 @@ int main(int argc, char** argv)
                 "twin on", "library", "off/lib", "on/lib");
     for (uint64_t n : {kMi, 16 * kMi}) {
         for (bool with_weights : {false, true}) {
-            BenchBackward<float>(n, with_weights, ACL_FLOAT, "fp32", stream);
-            BenchBackward<bfloat16_t>(n, with_weights, ACL_BF16, "bf16", stream);
+            BenchLoss<float>(n, with_weights, ACL_FLOAT, "fp32", stream);
+            BenchLoss<bfloat16_t>(n, with_weights, ACL_BF16, "bf16", stream);
+            for (bool of_target : {false, true}) {
+                BenchGradient<float>(of_target, n, with_weights, ACL_FLOAT, "fp32", stream);
+                BenchGradient<bfloat16_t>(of_target, n, with_weights, ACL_BF16, "bf16", stream);
+            }
         }
     }
     aclrtDestroyStream(stream);

@@ -193,6 +193,7 @@ public:
     /// the output, for every operand not read as one value.
     __aicore__ inline void LoadTiles(uint64_t first, uint32_t count)
     {
+        offsetsCached_ = false;  // a new tile: its offsets are computed again
         for (uint32_t k = 0; k < operandNum_; ++k) {
             if (!operands_[k]->scalar) {
                 LoadPeriodicTile(*operands_[k], first, count);
@@ -317,8 +318,19 @@ private:
     /// Byte offsets into the queue's tensor of a wrapped tile: index = pattern + shift, plus step
     /// where index >= threshold, all integers below 2^24 and so exact in fp32. The step's 0/1
     /// flag is clamp(index - threshold + 1, 0, 1), exact for integers.
+    /// Operands that wrap alike in a tile (weight and pos_weight of one period) share the offsets:
+    /// they are computed once per tile (offsetBuf_ is written here only).
     __aicore__ inline LocalTensor<uint32_t> GatherOffsets(const PeriodicOperand<T>& op, uint32_t count)
     {
+        LocalTensor<int32_t> offset = offsetBuf_.Get<int32_t>();
+        if (offsetsCached_ && op.gatherShift == cachedShift_ && op.gatherStep == cachedStep_ &&
+            op.gatherThreshold == cachedThreshold_) {
+            return offset.ReinterpretCast<uint32_t>();
+        }
+        offsetsCached_ = true;
+        cachedShift_ = op.gatherShift;
+        cachedStep_ = op.gatherStep;
+        cachedThreshold_ = op.gatherThreshold;
         LocalTensor<float> index = indexBuf_.Get<float>();
         LocalTensor<float> flag = flagBuf_.Get<float>();
         Adds(index, patternBuf_.Get<float>(), op.gatherShift, count);
@@ -328,7 +340,6 @@ private:
         Muls(flag, flag, op.gatherStep, count);
         Add(index, index, flag, count);
         Muls(index, index, static_cast<float>(sizeof(T)), count);
-        LocalTensor<int32_t> offset = offsetBuf_.Get<int32_t>();
         Cast(offset, index, RoundMode::CAST_RINT, count);
         return offset.ReinterpretCast<uint32_t>();
     }
@@ -339,6 +350,8 @@ private:
     uint64_t pattern_ = 0;  ///< the shared period of the operands whose tiles may wrap on this core
     PeriodicOperand<T>* operands_[MAX_OPERANDS] = {};
     uint32_t operandNum_ = 0;
+    bool offsetsCached_ = false;  ///< offsetBuf_ holds this tile's offsets for the cached mapping
+    float cachedShift_ = 0, cachedStep_ = 0, cachedThreshold_ = 0;
     TBuf<QuePosition::VECCALC> patternBuf_, indexBuf_, flagBuf_, offsetBuf_, gatheredBuf_;
 };
 
