@@ -28,8 +28,8 @@ namespace aclnn_cpu::ascendc_route {
 //     sizeof data), plan = Finish(block_dim).
 //  5. The first phase (op_api): after its checks, ChooseKernels(api, use_twin); when use_twin and
 //     self is not empty, Plan<Op>OnTwin and, when it gave a plan, CacheAndMakeExecutor with it
-//     (the gradient's GetWorkspaceSize does it for each GradientCall with a twin_plan: the target
-//     gradient's is its kTargetGradient.twin_plan, null until its kernel comes).
+//     (the gradients' GetWorkspaceSize does it for each GradientCall's twin_plan; the loss's
+//     first phase calls PlanSigmoidCrossEntropyWithLogitsV2OnTwin).
 // Files: <op> is the op's folder name, with a suffix for a second kernel of the folder
 // (sigmoid_cross_entropy_with_logits_grad_v2_target_route.cpp), or both kernels in the folder's
 // files. CMake: twin/*.cpp are compiled with the twin, *_route.cpp into the library, each with the
