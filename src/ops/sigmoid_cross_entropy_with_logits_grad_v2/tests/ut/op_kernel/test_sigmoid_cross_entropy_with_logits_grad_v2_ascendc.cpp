@@ -26,27 +26,10 @@ class SigmoidCrossEntropyWithLogitsGradV2AscendcTest : public testing::Test {
 protected:
     void SetUp() override { AscendC::SetKernelMode(KernelMode::AIV_MODE); }
 
-    /// One core, one tile of `elements` (a multiple of 32 bytes), dout the same shape.
     static SigmoidCrossEntropyWithLogitsGradV2TilingData OneTile(uint64_t elements, bool weight, bool pos_weight,
                                                                  float scale)
     {
-        SigmoidCrossEntropyWithLogitsGradV2TilingData t{};
-        t.smallCoreDataNum = elements;
-        t.bigCoreDataNum = elements;
-        t.finalBigTileNum = 1;
-        t.finalSmallTileNum = 1;
-        t.tileDataNum = elements;
-        t.smallTailDataNum = elements;
-        t.bigTailDataNum = elements;
-        t.tailBlockNum = 0;
-        t.globalScale = scale;
-        t.has_weight = weight ? 1 : 0;
-        t.has_pos_weight = pos_weight ? 1 : 0;
-        t.fp32_lite_mode = sizeof(DataType) == 4 ? 1 : 0;
-        t.doutDataNum = elements;
-        t.weightDataNum = weight ? elements : 0;
-        t.posWeightDataNum = pos_weight ? elements : 0;
-        return t;
+        return OneTileTiling<DataType>(elements, weight, pos_weight, scale);
     }
 
     static void Expect(const Problem& p, const SigmoidCrossEntropyWithLogitsGradV2TilingData& t, uint32_t cores)
@@ -71,16 +54,7 @@ TEST_F(SigmoidCrossEntropyWithLogitsGradV2AscendcTest, test_case_weight_pos_weig
 /// Two big cores of 256 (tiles of 128) and a small core of 77: a ragged tail through DataCopyPad.
 TEST_F(SigmoidCrossEntropyWithLogitsGradV2AscendcTest, test_case_big_and_small_cores_589)
 {
-    SigmoidCrossEntropyWithLogitsGradV2TilingData t = OneTile(128, true, false, 1.0f);
-    t.bigCoreDataNum = 256;
-    t.finalBigTileNum = 2;
-    t.bigTailDataNum = 128;
-    t.smallCoreDataNum = 77;
-    t.finalSmallTileNum = 1;
-    t.smallTailDataNum = 77;
-    t.tailBlockNum = 2;
-    t.doutDataNum = 589;
-    t.weightDataNum = 589;
+    const SigmoidCrossEntropyWithLogitsGradV2TilingData t = BigAndSmallCores589Tiling<DataType>(true, false);
     Expect(Problem{589, 589, 589, 0, 1.0f}, t, 3);
 }
 

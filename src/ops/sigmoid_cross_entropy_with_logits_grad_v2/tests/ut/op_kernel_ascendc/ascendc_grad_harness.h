@@ -133,4 +133,48 @@ bool RunAndCheck(KernelEntry kernel, const Problem& problem, const SigmoidCrossE
     return true;
 }
 
+/// Hand-built TilingData of the kernel UTs (the NPU original's style): one core, one tile of
+/// @p elements (a multiple of 32 bytes), every operand present of the same shape.
+template <typename T>
+SigmoidCrossEntropyWithLogitsGradV2TilingData OneTileTiling(uint64_t elements, bool weight, bool pos_weight,
+                                                            float scale)
+{
+    SigmoidCrossEntropyWithLogitsGradV2TilingData t{};
+    t.smallCoreDataNum = elements;
+    t.bigCoreDataNum = elements;
+    t.finalBigTileNum = 1;
+    t.finalSmallTileNum = 1;
+    t.tileDataNum = elements;
+    t.smallTailDataNum = elements;
+    t.bigTailDataNum = elements;
+    t.tailBlockNum = 0;
+    t.globalScale = scale;
+    t.has_weight = weight ? 1 : 0;
+    t.has_pos_weight = pos_weight ? 1 : 0;
+    t.fp32_lite_mode = sizeof(T) == 4 ? 1 : 0;
+    t.doutDataNum = elements;
+    t.weightDataNum = weight ? elements : 0;
+    t.posWeightDataNum = pos_weight ? elements : 0;
+    return t;
+}
+
+/// Two big cores of 256 (tiles of 128) and a small core of 77: 589 elements, a ragged tail through
+/// DataCopyPad; the operands present are of the same shape.
+template <typename T>
+SigmoidCrossEntropyWithLogitsGradV2TilingData BigAndSmallCores589Tiling(bool weight, bool pos_weight)
+{
+    SigmoidCrossEntropyWithLogitsGradV2TilingData t = OneTileTiling<T>(128, weight, pos_weight, 1.0f);
+    t.bigCoreDataNum = 256;
+    t.finalBigTileNum = 2;
+    t.bigTailDataNum = 128;
+    t.smallCoreDataNum = 77;
+    t.finalSmallTileNum = 1;
+    t.smallTailDataNum = 77;
+    t.tailBlockNum = 2;
+    t.doutDataNum = 589;
+    t.weightDataNum = weight ? 589 : 0;
+    t.posWeightDataNum = pos_weight ? 589 : 0;
+    return t;
+}
+
 }  // namespace bce_grad_ascendc_test
