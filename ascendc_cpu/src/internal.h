@@ -225,7 +225,10 @@ struct LaunchState {
 
     // Scheduling (Note [One thread per core] in launch.cpp).
     std::mutex mutex;
-    std::condition_variable wake;
+    std::condition_variable wake;  ///< the launching thread waits here for the cores to finish
+    /// Each core's thread waits on its own (for the baton, or at SyncAll), so that handing the
+    /// baton wakes one thread, not all of them (WakeCores in launch.cpp).
+    std::vector<std::unique_ptr<std::condition_variable>> core_wake;
     std::vector<CoreStatus> status;
     std::vector<int64_t> order_of_cores;
     int64_t running = -1;

@@ -281,6 +281,24 @@ bool Sequential(const LaunchState& launch)
     return launch.order != RunOrder::kThreads;
 }
 
+/// Under launch.mutex: wakes whoever may go on now. In the sequential orders that is the core that
+/// holds the baton (one thread: waking all of them at every hand-over cost O(cores^2) wake-ups a
+/// launch, the most of a SyncAll kernel's time on 48 cores), with threads every core (a barrier
+/// released); and the launching thread, which waits for the last core.
+void WakeCores(LaunchState& launch)
+{
+    if (Sequential(launch)) {
+        if (launch.running >= 0) {
+            launch.core_wake[static_cast<size_t>(launch.running)]->notify_one();
+        }
+    } else {
+        for (auto& wake : launch.core_wake) {
+            wake->notify_one();
+        }
+    }
+    launch.wake.notify_all();
+}
+
 /// Under launch.mutex: gives the core a thread unless it has one.
 void StartThread(LaunchRun& run, int64_t index)
 {
@@ -310,7 +328,7 @@ int64_t PassBaton(LaunchRun& run, bool take_unstarted = false)
             break;
         }
     }
-    launch.wake.notify_all();
+    WakeCores(launch);
     return -1;
 }
 
@@ -345,7 +363,8 @@ int64_t RunCore(LaunchRun* run, int64_t index)
     PrepareCore(*core);
     {
         std::unique_lock<std::mutex> lock(launch.mutex);
-        launch.wake.wait(lock, [&] { return !Sequential(launch) || launch.running == index; });
+        launch.core_wake[static_cast<size_t>(index)]->wait(
+            lock, [&] { return !Sequential(launch) || launch.running == index; });
         launch.status[static_cast<size_t>(index)] = CoreStatus::kRunning;
     }
     try {
@@ -372,7 +391,7 @@ int64_t RunCore(LaunchRun* run, int64_t index)
         const int64_t next = Sequential(launch) ? PassBaton(*run, true) : -1;
         if (next < 0) {
             --run->threads_running;  // the last touch of the launch
-            launch.wake.notify_all();
+            WakeCores(launch);
         }
         return next;
     }
@@ -596,9 +615,9 @@ void SyncAll(const char* api)
     if (Sequential(launch)) {
         PassBaton(*g_run);  // after a release the first core in the order goes on first
     }
-    launch.wake.notify_all();
+    WakeCores(launch);
     const int64_t index = core->index;
-    launch.wake.wait(lock, [&] {
+    launch.core_wake[static_cast<size_t>(index)]->wait(lock, [&] {
         return launch.barrier_generation != generation && (!Sequential(launch) || launch.running == index);
     });
     launch.status[static_cast<size_t>(index)] = CoreStatus::kRunning;
@@ -656,6 +675,10 @@ void Launch(const char* kernel, int64_t block_dim, const char* arguments_text, c
             launch.cores.push_back(std::move(core));
         }
         launch.status.assign(static_cast<size_t>(block_dim), CoreStatus::kWaiting);
+        launch.core_wake.clear();
+        for (int64_t i = 0; i < block_dim; ++i) {
+            launch.core_wake.push_back(std::make_unique<std::condition_variable>());
+        }
         launch.live = block_dim;
         launch.order_of_cores.resize(static_cast<size_t>(block_dim));
         for (int64_t i = 0; i < block_dim; ++i) {
