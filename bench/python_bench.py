@@ -219,6 +219,44 @@ def _load_roofline():
         return
     ROOF = (fn, ctypes)
     ROOF_NOTE = path
+    global FLOOR, FLOOR_NOTE
+    try:
+        floor = lib.bce_kernel_floor
+        floor.restype = ctypes.c_int
+        floor.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
+                          ctypes.POINTER(ctypes.c_double)]
+    except AttributeError as e:
+        FLOOR_NOTE = f"{path}: {e}: no floor column"
+        return
+    FLOOR = (floor, ctypes)
+    FLOOR_NOTE = (f"{path} (bce_kernel_floor: the kernel's own tile function on one cache-resident tile, "
+                  f"one thread, the fastest of {FLOOR_SAMPLES} samples; floor = n x that time per element "
+                  f"/ threads)")
+
+
+# The arithmetic floor of a case's kernel (bench/kernel_floor.cpp, Note [Arithmetic floor]):
+# kernels and flags of bench/roofline_lib.h, measured once per (kernel, dtype, flags) and run.
+FLOOR = None
+FLOOR_NOTE = "not loaded"
+FLOOR_SAMPLES = 21
+FLOOR_KERNEL = {"backward": 0, "target_backward": 1, "loss": 2, "loss_sum": 3, "fused_sum": 4}
+FLOOR_WEIGHT, FLOOR_POS_WEIGHT, FLOOR_UNIFORM_DOUT = 1, 2, 4
+FLOOR_DTYPE = {"fp32": 0, "fp16": 1, "bf16": 2}
+_FLOOR_NS = {}
+
+
+def floor_us(kernel: str, dtype_name: str, flags: int, n: int):
+    """The arithmetic floor of n elements on ARGS.threads threads, in microseconds, or None."""
+    if FLOOR is None:
+        return None
+    key = (kernel, dtype_name, flags)
+    if key not in _FLOOR_NS:
+        fn, ctypes = FLOOR
+        ns = ctypes.c_double()
+        status = fn(FLOOR_KERNEL[kernel], FLOOR_DTYPE[dtype_name], flags, None, FLOOR_SAMPLES, ctypes.byref(ns))
+        _FLOOR_NS[key] = ns.value if status == 0 else None
+    ns = _FLOOR_NS[key]
+    return None if ns is None else ns * n / ARGS.threads / 1e3
 
 
 def roofline_contender(inputs, out, threads):
@@ -645,6 +683,8 @@ def section_backward(dtype_name, n):
         # One row with both forms of ours (printed as two lines); the others are timed once.
         row = run_case("backward", case, dtype_name, n, contenders, outputs, ref)
         row["bytes"] = _nbytes(*args) + out.numel() * out.element_size()
+        row["floor_us"] = floor_us("backward", dtype_name, FLOOR_WEIGHT | FLOOR_POS_WEIGHT if red == NONE
+                                   else FLOOR_POS_WEIGHT | FLOOR_UNIFORM_DOUT, n)
         prepared.close()
 
 
@@ -674,7 +714,8 @@ def section_forward(dtype_name, n):
                 sys.stderr.write(f"torch.compile of {fname} failed: {type(e).__name__}: {e}\n")
         if jax is not None:
             contenders["jax"] = jax_contender(fname, *args)
-        run_case("forward", f"x,y,pw[C] {red_name}", dtype_name, n, contenders, dict(contenders), ref)
+        row = run_case("forward", f"x,y,pw[C] {red_name}", dtype_name, n, contenders, dict(contenders), ref)
+        row["floor_us"] = floor_us("loss" if red_name == "none" else "loss_sum", dtype_name, FLOOR_POS_WEIGHT, n)
         prepared.close()
 
 
@@ -736,8 +777,9 @@ def section_train(dtype_name, n):
             ref_c[role] = contenders[role]
     if ROOF is not None:
         ref_c["roofline"] = roofline_contender([xd, y], torch.empty_like(xd), ARGS.threads)
-    run_case("train", "fused call (reference)", dtype_name, n, ref_c,
-             {**outputs, "ours": fused, "ours repeat": prepared}, ref)
+    row = run_case("train", "fused call (reference)", dtype_name, n, ref_c,
+                   {**outputs, "ours": fused, "ours repeat": prepared}, ref)
+    row["floor_us"] = floor_us("fused_sum", dtype_name, FLOOR_POS_WEIGHT, n)
     prepared.close()
 
 
@@ -877,8 +919,8 @@ def _fmt_ratio(cell, ours):
 
 def print_table(title, rows, ours_roles=("ours",)):
     print(f"\n== {title} ==")
-    hdr = (f"{'case':46s} {'ours us med (min-max)':>26s} {'ours/roof':>9s} {'eager/ours':>13s} {'compile/ours':>13s} "
-           f"{'jax/ours':>13s}")
+    hdr = (f"{'case':46s} {'ours us med (min-max)':>26s} {'ours/roof':>9s} {'floor/roof':>10s} {'ours/floor':>10s} "
+           f"{'eager/ours':>13s} {'compile/ours':>13s} {'jax/ours':>13s}")
     print(hdr)
     print("-" * len(hdr))
     notes = []
@@ -898,7 +940,12 @@ def print_table(title, rows, ours_roles=("ours",)):
             roof = row["cells"].get("roofline", {})
             roof_s = (f"{ours['median_us'] / roof['median_us']:.2f}" if ours and "median_us" in ours
                       and "median_us" in roof else "-")
-            print(f"{label:46s} {ours_s:>26s} {roof_s:>9s} {cells[0]:>13s} {cells[1]:>13s} {cells[2]:>13s}")
+            floor = row.get("floor_us")
+            floor_roof_s = (f"{floor / roof['median_us']:.2f}" if floor is not None and "median_us" in roof else "-")
+            ours_floor_s = (f"{ours['median_us'] / floor:.2f}" if floor is not None and ours and "median_us" in ours
+                            else "-")
+            print(f"{label:46s} {ours_s:>26s} {roof_s:>9s} {floor_roof_s:>10s} {ours_floor_s:>10s} {cells[0]:>13s} "
+                  f"{cells[1]:>13s} {cells[2]:>13s}")
         notes += [f"  {row['dtype']} {size_label(row['size'])} {row['case']}: {m}" for m in row["notes"]]
     for m in dict.fromkeys(notes):
         print(m)
@@ -945,7 +992,35 @@ def speed_goals():
     fused = [r for r in RESULTS if r["section"] == "train" and r["case"].startswith("fused") and r["size"] >= 64 * 1024]
     lines.append(_verdict([(label(r), _ratio(r, "compile", "ours")) for r in fused if "compile" in r["cells"]],
                           lambda v: v >= 2.0, "fused call >= 2x the torch.compile training step, 64 Ki and up"))
+    lines += bound_goals()
     return [line for line in lines if line is not None]
+
+
+def _bound_ratio(row, roof_factor, floor_factor):
+    """ours (the allocating call) / max(roof_factor x roofline, floor_factor x floor), or None."""
+    ours, roof = row["cells"].get("ours", {}), row["cells"].get("roofline", {})
+    floor = row.get("floor_us")
+    if "median_us" not in ours or "median_us" not in roof or floor is None:
+        return None
+    return ours["median_us"] / max(roof_factor * roof["median_us"], floor_factor * floor)
+
+
+def bound_goals():
+    """The targets of Speed III (#33, point 2): ours against the larger of its roofline loop and its
+    arithmetic floor (each cell: ours / that bound; <= 1 passes)."""
+    label = lambda r: f"{r['dtype']} {size_label(r['size'])} {r['section'][:3]} {r['case']}"  # noqa: E731
+    rows = [r for r in RESULTS if r.get("floor_us") is not None and "roofline" in r["cells"]]
+    big = [r for r in rows if r["size"] >= 1 << 20]
+    lines = [_verdict([(label(r), _bound_ratio(r, 1.3, 1.1)) for r in big], lambda v: v <= 1.0,
+                      "from 1 Mi: ours within 1.3x the roofline or 1.1x the arithmetic floor, whichever is larger "
+                      "(ours / that)")]
+    mem = [r for r in rows if r["size"] >= 16 << 20 and r["floor_us"] < r["cells"]["roofline"].get("median_us", 0)]
+    lines.append(_verdict([(label(r), _bound_ratio(r, 1.1, 0.0)) for r in mem], lambda v: v <= 1.0,
+                          "16 Mi where the floor lies below the roofline: ours within 1.1x the roofline (ours / that)"))
+    small = [r for r in rows if 64 << 10 <= r["size"] < 1 << 20]
+    lines.append(_verdict([(label(r), _bound_ratio(r, 2.0, 2.0)) for r in small], lambda v: v <= 1.0,
+                          "64 Ki: ours within 2x the larger of the roofline and the floor (ours / that)"))
+    return lines
 
 
 def goals():
@@ -1015,6 +1090,7 @@ def main():
           f"{','.join(size_label(n) for n in ARGS.sizes)}; dtypes {','.join(ARGS.dtypes)}")
     print(f"eager backward: {EAGER_BWD_NOTE}")
     print(f"roofline loop: {ROOF_NOTE}")
+    print(f"arithmetic floor: {FLOOR_NOTE}; floor/roof > 1: arithmetic bounds the case, < 1: memory")
     print("torch.compile: " + ("left out" if ARGS.no_compile else
           "dynamic=False, " + ("specialized per shape" if ARGS.compile_static
                                else "row count marked dynamic (columns static): one compile for 1 row, one for "

@@ -38,6 +38,36 @@ def test_python_bench_runs_every_form_of_ours(tmp_path):
             assert cell["ok"] and cell["median_us"] > 0, (row["case"], role, cell)
         if ROOF.exists():
             assert row["cells"]["roofline"]["median_us"] > 0
+            assert row["floor_us"] > 0, row["case"]
     fused = [r for r in doc["results"] if r["case"].startswith("fused")]
     assert fused and all(r["cells"]["ours repeat"]["ok"] for r in fused)
+    if ROOF.exists():
+        assert all(r["floor_us"] > 0 for r in fused)
+        assert "floor/roof" in done.stdout and "64 Ki: ours within 2x" in done.stdout
     assert "roofline loop: " in done.stdout
+
+
+@pytest.mark.skipif(not ROOF.exists(), reason="the release build's libbce_roofline.so")
+def test_kernel_floor_measures_and_refuses():
+    import ctypes
+    lib = ctypes.CDLL(str(ROOF))
+    floor = lib.bce_kernel_floor
+    floor.restype = ctypes.c_int
+    floor.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
+                      ctypes.POINTER(ctypes.c_double)]
+    ns = ctypes.c_double(-1.0)
+    for kernel in range(5):  # backward, target backward, loss, loss of the sums, fused
+        for dtype in range(4):  # fp32, fp16, bf16, fp64
+            ns.value = -1.0
+            assert floor(kernel, dtype, 3, None, 2, ctypes.byref(ns)) == 0, (kernel, dtype)
+            assert 0 < ns.value < 1e4, (kernel, dtype, ns.value)
+    ns.value = -1.0
+    assert floor(0, 0, 4, None, 1, ctypes.byref(ns)) == 0 and ns.value > 0  # a 0-dim gradOutput
+    # Refusals leave the result alone.
+    ns.value = -1.0
+    assert floor(5, 0, 0, None, 1, ctypes.byref(ns)) == -3  # no such kernel
+    assert floor(0, 4, 0, None, 1, ctypes.byref(ns)) == -1  # no such dtype
+    assert floor(0, 0, 0, b"NO_SUCH_TARGET", 1, ctypes.byref(ns)) == -9
+    assert floor(0, 0, 0, None, 0, ctypes.byref(ns)) == -2  # no sample
+    assert floor(0, 0, 0, None, 1, None) == -2
+    assert ns.value == -1.0
