@@ -39,9 +39,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 // the sum of their times alone, and much less as two loops over a 256-element buffer
 // (docs/perf.md). So the kernels run a small block of groups in passes: x (converted to the
 // compute type) and e = exp(-|x|) into L1 buffers on the stack, then log1p of those (the loss,
-// the target's gradient with pos_weight), then the rest, one chunk at a time, whose operands then
-// fit in the registers (four vectors at a time spilled). Every pass is a loop of independent
-// iterations that the core overlaps. Each value goes through the same operations as in the
+// the target's gradient with pos_weight; SoftplusTailN, which on AVX-512 takes the tail from x by
+// a table instead, src/simd/softplus_tail-inl.h), then the rest, one chunk at a time, whose
+// operands then fit in the registers (four vectors at a time spilled). Every pass is a loop of
+// independent iterations that the core overlaps. Each value goes through the same operations as in the
 // unstaged group (used for the chunks left over after the last block), so the same bits. Every
 // kernel got faster in L1 (docs/perf.md). From memory the block's size matters: two groups
 // (kStagedBlockGroups, src/simd/staged-inl.h); eight made the fused kernel much slower there.

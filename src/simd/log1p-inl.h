@@ -135,17 +135,22 @@ HWY_INLINE V Log1pUnit(D d, V u) {
 // final sum's rounding; measured by tests/unit/simd/test_log1p.cpp: 1.42 ULP); +inf gives
 // (+inf, +0), -inf gives (+0, +inf); NaN gives NaN in both.
 // ---------------------------------------------------------------------------------------------
-// SoftplusPairFromExp is the same from @p e = ExpNonPositive(-|x|) computed by the caller, for a
-// kernel that needs e for something else too (the fused loss and gradient): the same bits.
+// SoftplusPairFromTail is the same from @p tail = log1p(exp(-|x|)) computed by the caller (the
+// kernels' SoftplusTailN, src/simd/softplus_tail-inl.h); SoftplusPairFromExp from @p e =
+// ExpNonPositive(-|x|): the same bits as SoftplusPair.
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE void SoftplusPairFromExp(D d, V x, V e, V& softplus_x, V& softplus_neg_x) {
+HWY_INLINE void SoftplusPairFromTail(D d, V x, V tail, V& softplus_x, V& softplus_neg_x) {
   const V zero = hn::Zero(d);
-  const V tail = Log1pUnit(d, e);
   softplus_x = hn::Add(hn::Max(x, zero), tail);
   softplus_neg_x = hn::Add(hn::Max(hn::Neg(x), zero), tail);
   const auto is_nan = hn::IsNaN(x);  // x's own NaN, not that of -|x| which exp passes on
   softplus_x = hn::IfThenElse(is_nan, x, softplus_x);
   softplus_neg_x = hn::IfThenElse(is_nan, x, softplus_neg_x);
+}
+
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void SoftplusPairFromExp(D d, V x, V e, V& softplus_x, V& softplus_neg_x) {
+  SoftplusPairFromTail(d, x, Log1pUnit(d, e), softplus_x, softplus_neg_x);
 }
 
 template <class D, class V = hn::Vec<D>>

@@ -12,6 +12,7 @@
 #include "opdev/elementwise_loop-inl.h"
 #include "simd/exp-inl.h"
 #include "simd/log1p-inl.h"
+#include "simd/softplus_tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu {
@@ -40,8 +41,8 @@ struct MulAddOp {
   HWY_INLINE void Staged(D, const V (&)[kInputs][K], const V*, const V*, V (&)[kOutputs][K]) const {}
 };
 
-/// out0 = x * exp(-|x|) + y (storage type), out1 = log1p(exp(-|x|)) (compute type): the staged
-/// form with log1p, whose results must be those of the whole-vector form bit for bit.
+/// out0 = x * exp(-|x|) + y (storage type), out1 = log1p(exp(-|x|)) (compute type, SoftplusTailN):
+/// the staged form with the tail, whose results must be those of the whole-vector form bit for bit.
 template <class Storage>
 struct StagedToyOp {
   using T = Storage;
@@ -68,7 +69,7 @@ struct StagedToyOp {
     V minus_abs_x[K], e[K], tail[K];
     for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(in[0][k], hn::SignBit(d));
     ExpNonPositiveN<K>(d, minus_abs_x, e);
-    Log1pUnitN<K>(d, e, tail);
+    SoftplusTailFromExpN<K>(d, in[0], e, tail);
     Staged<K>(d, in, e, tail, out);
   }
 };

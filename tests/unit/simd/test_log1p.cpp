@@ -1,12 +1,14 @@
-// Log1pUnit and SoftplusPair (src/simd/log1p-inl.h) against float64 / long double references, on
-// every SIMD target this build has and this CPU runs: the contract blocks' error bounds; and
-// ExpNonPositive's handling of a NaN (src/simd/exp-inl.h), which the gradient's kernels rely on.
+// Log1pUnit and SoftplusPair (src/simd/log1p-inl.h) and SoftplusTailN (src/simd/softplus_tail-inl.h)
+// against float64 / long double references, on every SIMD target this build has and this CPU
+// runs: the contract blocks' error bounds; and ExpNonPositive's handling of a NaN
+// (src/simd/exp-inl.h), which the gradient's kernels rely on.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd/test_log1p.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include "hwy/highway.h"
 #include "simd/log1p-inl.h"
+#include "simd/softplus_tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu {
@@ -49,6 +51,36 @@ void SoftplusPairFloat(const float* in, float* pos, float* neg, size_t n) {
   }
 }
 
+// SoftplusTailN over an array as the kernels run it: groups of kInterleave vectors, then single
+// vectors, the last partial vector padded with copies of its first element (GROUPED false: every
+// vector alone, K = 1). Returns whether this target takes the tail from the table.
+template <bool GROUPED>
+bool SoftplusTailArray(const float* in, float* out, size_t n) {
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  if constexpr (GROUPED) {
+    for (; i + kInterleave * lanes <= n; i += kInterleave * lanes) {
+      V x[kInterleave], tail[kInterleave];
+      for (size_t k = 0; k < kInterleave; ++k) x[k] = hn::LoadU(d, in + i + k * lanes);
+      SoftplusTailN<kInterleave>(d, x, tail);
+      for (size_t k = 0; k < kInterleave; ++k) hn::StoreU(tail[k], d, out + i + k * lanes);
+    }
+  }
+  for (; i < n; i += lanes) {
+    HWY_ALIGN float padded[HWY_MAX_BYTES / sizeof(float)];
+    for (size_t k = 0; k < lanes; ++k) padded[k] = in[i + k < n ? i + k : i];
+    V x = hn::Load(d, padded), tail;
+    SoftplusTailN<1>(d, &x, &tail);
+    hn::Store(tail, d, padded);
+    for (size_t k = 0; k < lanes && i + k < n; ++k) out[i + k] = padded[k];
+  }
+  return kTailByTable<decltype(d)>;
+}
+bool SoftplusTailGrouped(const float* in, float* out, size_t n) { return SoftplusTailArray<true>(in, out, n); }
+bool SoftplusTailSingle(const float* in, float* out, size_t n) { return SoftplusTailArray<false>(in, out, n); }
+
 }  // namespace HWY_NAMESPACE
 }  // namespace aclnn_cpu
 HWY_AFTER_NAMESPACE();
@@ -72,6 +104,8 @@ HWY_EXPORT(Log1pUnitDouble);
 HWY_EXPORT(SoftplusPairFloat);
 HWY_EXPORT(ExpNonPositiveFloat);
 HWY_EXPORT(ExpNonPositiveDouble);
+HWY_EXPORT(SoftplusTailGrouped);
+HWY_EXPORT(SoftplusTailSingle);
 
 namespace {
 
@@ -230,6 +264,77 @@ TEST(SoftplusPair, FloatIsWithinTwoUlpForEveryFiniteXAndTakesTheLimitsAtInfinity
     EXPECT_EQ(neg[finite + 1], INFINITY);
     EXPECT_TRUE(std::isnan(pos[finite + 2]) && std::isnan(neg[finite + 2]));
   });
+}
+
+// SoftplusTailN (Note [Softplus tail by table]): every 397th float of [0, 104] and the edges of the
+// table's domain, as x and as -x, against log1p(exp(-|x|)) in long double. Where the target takes
+// the table: within 1 ULP below 15.75 (0.926 measured over every float), and beyond it (exp, 1.01
+// measured) and on the other targets (exp and log1p, 1.47-1.65 measured) within 2 ULP, the
+// softplus's budget; the targets differ by 2 ULP at most (measured). The
+// same bits for x and -x, in groups and alone; the limits at infinity, NaN through. Prints each
+// target's largest error and the largest difference between targets.
+TEST(SoftplusTail, FloatIsWithinItsBoundOnEveryTargetAndTheSameForXAndMinusX) {
+  namespace table = ::aclnn_cpu::softplus_tail;
+  std::vector<float> x;
+  for (uint32_t bits = 0; bits <= std::bit_cast<uint32_t>(104.0f); bits += 397) x.push_back(std::bit_cast<float>(bits));
+  for (const float edge : {table::kLimit, 0.25f, 0.75f, 15.25f, 104.0f, 103.97f, 87.0f}) {
+    for (int step = -3; step <= 3; ++step) {
+      float v = edge;
+      for (int s = 0; s < std::abs(step); ++s) v = std::nextafter(v, step < 0 ? 0.0f : INFINITY);
+      x.push_back(v);
+    }
+  }
+  for (int n = 0; n < 32; ++n) {  // every interval's centre and ends
+    x.push_back(n * 0.5f);
+    x.push_back(n * 0.5f + 0.25f);
+    x.push_back(std::nextafter(n * 0.5f + 0.25f, 0.0f));
+  }
+  const size_t positive = x.size();
+  for (size_t i = 0; i < positive; ++i) x.push_back(-x[i]);
+  const size_t finite = x.size();
+  for (const float special : {INFINITY, -INFINITY, std::numeric_limits<float>::quiet_NaN(), 1e30f, -3e38f}) {
+    x.push_back(special);
+  }
+  std::vector<float> grouped(x.size()), single(x.size()), first;
+  double largest_difference = 0;
+  OnEverySimdTarget([&](const char* name) {
+    const bool by_table = HWY_DYNAMIC_DISPATCH(SoftplusTailGrouped)(x.data(), grouped.data(), x.size());
+    HWY_DYNAMIC_DISPATCH(SoftplusTailSingle)(x.data(), single.data(), x.size());
+    double worst_table = 0, worst = 0;
+    float worst_table_x = 0, worst_x = 0;
+    for (size_t i = 0; i < finite; ++i) {
+      const long double a = std::fabs(static_cast<long double>(x[i]));
+      const double e = UlpError(grouped[i], std::log1p(std::exp(-a)));
+      if (a < table::kLimit && e > worst_table) worst_table = e, worst_table_x = x[i];
+      if (e > worst) worst = e, worst_x = x[i];
+      ASSERT_EQ(std::bit_cast<uint32_t>(grouped[i]), std::bit_cast<uint32_t>(single[i])) << name << " x = " << x[i];
+      if (i < positive) {
+        ASSERT_EQ(std::bit_cast<uint32_t>(grouped[i]), std::bit_cast<uint32_t>(grouped[i + positive]))
+            << name << " x = " << x[i];
+      }
+    }
+    if (by_table) {
+      EXPECT_LE(worst_table, 1.0) << name << " at x = " << worst_table_x;
+    }
+    EXPECT_LE(worst, 2.0) << name << " at x = " << worst_x;
+    EXPECT_EQ(std::bit_cast<uint32_t>(grouped[finite]), 0u) << name;      // +inf: +0
+    EXPECT_EQ(std::bit_cast<uint32_t>(grouped[finite + 1]), 0u) << name;  // -inf: +0
+    EXPECT_TRUE(std::isnan(grouped[finite + 2])) << name;
+    EXPECT_EQ(std::bit_cast<uint32_t>(grouped[finite + 3]), 0u) << name;  // far beyond: +0
+    EXPECT_EQ(std::bit_cast<uint32_t>(grouped[finite + 4]), 0u) << name;
+    double difference = 0;
+    if (first.empty()) {
+      first = grouped;
+    } else {
+      for (size_t i = 0; i < finite; ++i) difference = std::max(difference, UlpError(grouped[i], first[i]));
+      largest_difference = std::max(largest_difference, difference);
+    }
+    std::printf("[ %-8s ] float softplus tail (%s): %zu points, max error %.3f ULP at x = %a (below %g: %.3f ULP); "
+                "%.0f ULP from the first target\n",
+                name, by_table ? "table" : "exp and log1p", finite, worst, worst_x, table::kLimit, worst_table,
+                difference);
+  });
+  EXPECT_LE(largest_difference, 3.0);
 }
 
 }  // namespace

@@ -34,6 +34,7 @@ using ::aclnn_cpu::HWY_NAMESPACE::FillVariantsOfPart;
 using ::aclnn_cpu::HWY_NAMESPACE::LoadUniformChunk;
 using ::aclnn_cpu::HWY_NAMESPACE::StagedForm;
 using ::aclnn_cpu::HWY_NAMESPACE::StorageChunk;
+using ::aclnn_cpu::HWY_NAMESPACE::kTailByTable;
 
 /// GradientOp: the vector functors of the gradient with respect to self (GradientVectorN) or,
 /// with OF_TARGET, to the target (TargetGradientVectorN, which reads no target) for the shared
@@ -55,9 +56,11 @@ struct GradientOp {
            (j == kWeight && HAS_WEIGHT) || (j == kPosWeight && HAS_POS_WEIGHT);
   }
   static constexpr bool ComputeOutput(size_t) { return false; }
-  /// Only the gradient of self and the target's with pos_weight take an exp.
+  /// The gradient of self takes an exp, the target's with pos_weight the softplus tail alone.
   static constexpr StagedForm kStaged =
-      !OF_TARGET ? StagedForm::kExp : HAS_POS_WEIGHT ? StagedForm::kExpLog1p : StagedForm::kNone;
+      !OF_TARGET                             ? StagedForm::kExp
+      : HAS_POS_WEIGHT && !kTailByTable<D> ? StagedForm::kTail
+                                             : StagedForm::kNone;
 
   V scale;
   V uniform_dout[kVectors];

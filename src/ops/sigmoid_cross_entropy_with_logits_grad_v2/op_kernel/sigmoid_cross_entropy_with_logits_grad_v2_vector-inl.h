@@ -13,6 +13,7 @@
 #include "hwy/highway.h"
 #include "simd/exp-inl.h"
 #include "simd/log1p-inl.h"
+#include "simd/softplus_tail-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclnn_cpu {
@@ -21,7 +22,7 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
-using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
+using ::aclnn_cpu::HWY_NAMESPACE::SoftplusTailN;
 
 // ---------------------------------------------------------------------------------------------
 // Gradient of a vector (GradientVectorN, GradientFromExpN).
@@ -134,8 +135,8 @@ HWY_INLINE void GradientFromExpN(D d, const V* x, const V* e, const V* y, const 
 // The target itself is not read: the gradient does not depend on it.
 // ---------------------------------------------------------------------------------------------
 // TargetGradientVectorN: K independent vectors at once (Note [Interleaved vectors]); the same bits.
-// TargetGradientFromTailN takes tail = log1p(exp(-|x|)) computed by the caller (read only with
-// pos_weight; the staged passes of Kernel::Block): the same bits.
+// TargetGradientFromTailN takes tail = SoftplusTailN(x) = log1p(exp(-|x|)) computed by the caller
+// (read only with pos_weight; the staged passes of Kernel::Block): the same bits.
 template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool SCALED = true, class D, class V = hn::Vec<D>>
 HWY_INLINE void TargetGradientFromTailN(D d, const V* x, const V* tail, const V* dout, const V* weight,
                                         const V* pos_weight, V scale, V* gradient) {
@@ -163,12 +164,7 @@ template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, bool SCALED = true, cl
 HWY_INLINE void TargetGradientVectorN(D d, const V* x, const V* dout, const V* weight, const V* pos_weight, V scale,
                                       V* gradient) {
   V tail[K];
-  if constexpr (HAS_POS_WEIGHT) {
-    V minus_abs_x[K], e[K];
-    for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(x[k], hn::SignBit(d));
-    ExpNonPositiveN<K>(d, minus_abs_x, e);
-    Log1pUnitN<K>(d, e, tail);  // log1p(exp(-|x|))
-  }
+  if constexpr (HAS_POS_WEIGHT) SoftplusTailN<K>(d, x, tail);  // log1p(exp(-|x|))
   TargetGradientFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT, SCALED>(d, x, tail, dout, weight, pos_weight, scale,
                                                                  gradient);
 }

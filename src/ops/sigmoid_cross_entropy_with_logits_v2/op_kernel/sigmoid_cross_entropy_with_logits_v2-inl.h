@@ -23,6 +23,7 @@
 #include "simd/kernel_parts.h"
 #include "simd/kernel_table-inl.h"
 #include "simd/log1p-inl.h"
+#include "simd/softplus_tail-inl.h"
 #include "simd/chunk_sum-inl.h"
 #include "simd/staged-inl.h"
 
@@ -37,8 +38,10 @@ using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::GradientFromQuotientN;
 using ::aclnn_cpu::bce_grad::HWY_NAMESPACE::SignQuotientsN;
 using ::aclnn_cpu::HWY_NAMESPACE::ExpNonPositiveN;
 using ::aclnn_cpu::HWY_NAMESPACE::FillVariantsOfPart;
-using ::aclnn_cpu::HWY_NAMESPACE::Log1pUnitN;
-using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPairFromExp;
+using ::aclnn_cpu::HWY_NAMESPACE::SoftplusPairFromTail;
+using ::aclnn_cpu::HWY_NAMESPACE::SoftplusTailFromExpN;
+using ::aclnn_cpu::HWY_NAMESPACE::SoftplusTailN;
+using ::aclnn_cpu::HWY_NAMESPACE::kTailByTable;
 using ::aclnn_cpu::HWY_NAMESPACE::ElementwiseTile;
 using ::aclnn_cpu::HWY_NAMESPACE::LoadUniformChunk;
 using ::aclnn_cpu::HWY_NAMESPACE::StagedForm;
@@ -73,18 +76,17 @@ HWY_INLINE V LossFromSoftplus(D d, V x, V y, V weight, V pos_weight, V softplus_
   return hn::IfThenElse(hn::IsNaN(x), x, loss);
 }
 
-// LossFromExpN is LossFromSoftplus on K independent vectors (Note [Interleaved vectors]) from
-// e = ExpNonPositive(-|x|), in the same bits, with fewer operations where nothing is
-// exceptional. The plain products and sum (no selects, and exp's result for a NaN x not put back)
+// LossFromTailN is LossFromSoftplus on K independent vectors (Note [Interleaved vectors]) from
+// tail = SoftplusTailN(x) (log1p(exp(-|x|)), src/simd/softplus_tail-inl.h), in the same bits,
+// with fewer operations where nothing is exceptional. The plain products and sum (no selects, and exp's result for a NaN x not put back)
 // differ from LossFromSoftplus only in lanes where the plain loss or loss + x is NaN: a zero
 // factor times an infinite softplus, a NaN operand, or an infinite logit against an infinite loss
 // of the other sign. Only those lanes take LossFromSoftplus's value, so a lane's result never
 // depends on its neighbours. Elsewhere the two agree except in the sign of a zero loss (a zero
-// factor's term is +-0 here, +0 there), which both accept. LossFromTailN is the same from
-// tail = Log1pUnitN(e) computed by the caller too (the staged passes of LossKernel::Block).
+// factor's term is +-0 here, +0 there), which both accept.
 template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
-HWY_INLINE void LossFromTailN(D d, const V* x, const V* y, const V* weight, const V* pos_weight, const V* e,
-                              const V* tail, V* loss) {
+HWY_INLINE void LossFromTailN(D d, const V* x, const V* y, const V* weight, const V* pos_weight, const V* tail,
+                              V* loss) {
   const V zero = hn::Zero(d);
   for (size_t k = 0; k < K; ++k) {
     const V softplus_x = hn::Add(hn::Max(x[k], zero), tail[k]);
@@ -101,7 +103,7 @@ HWY_INLINE void LossFromTailN(D d, const V* x, const V* y, const V* weight, cons
   if (HWY_LIKELY(hn::AllFalse(d, any))) return;
   for (size_t k = 0; k < K; ++k) {
     V checked_softplus_x, checked_softplus_neg_x;
-    SoftplusPairFromExp(d, x[k], e[k], checked_softplus_x, checked_softplus_neg_x);
+    SoftplusPairFromTail(d, x[k], tail[k], checked_softplus_x, checked_softplus_neg_x);
     loss[k] = hn::IfThenElse(exceptional[k],
                              LossFromSoftplus<HAS_WEIGHT, HAS_POS_WEIGHT>(d, x[k], y[k], weight[k], pos_weight[k],
                                                                           checked_softplus_x, checked_softplus_neg_x),
@@ -109,20 +111,12 @@ HWY_INLINE void LossFromTailN(D d, const V* x, const V* y, const V* weight, cons
   }
 }
 
-template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
-HWY_INLINE void LossFromExpN(D d, const V* x, const V* y, const V* weight, const V* pos_weight, const V* e, V* loss) {
-  V tail[K];
-  Log1pUnitN<K>(d, e, tail);
-  LossFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, e, tail, loss);
-}
-
 // LossVectorN: the loss of K independent vectors (LossVector is K = 1).
 template <size_t K, bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
 HWY_INLINE void LossVectorN(D d, const V* x, const V* y, const V* weight, const V* pos_weight, V* loss) {
-  V minus_abs_x[K], e[K];
-  for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(x[k], hn::SignBit(d));
-  ExpNonPositiveN<K>(d, minus_abs_x, e);  // exp(-|x|)
-  LossFromExpN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, e, loss);
+  V tail[K];
+  SoftplusTailN<K>(d, x, tail);  // log1p(exp(-|x|))
+  LossFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, tail, loss);
 }
 
 template <bool HAS_WEIGHT, bool HAS_POS_WEIGHT, class D, class V = hn::Vec<D>>
@@ -164,7 +158,7 @@ HWY_INLINE void LossAndGradientFromTailN(D d, const V* x, const V* y, const V* w
   for (size_t k = 1; k < K; ++k) any = hn::Or(any, exceptional[k]);
   if (HWY_LIKELY(hn::AllFalse(d, any))) return;
   V checked_loss[K], checked_gradient[K];
-  LossFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, e, tail, checked_loss);
+  LossFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, tail, checked_loss);
   GradientFromExpN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, e, y, dout, weight, pos_weight, scale, checked_gradient);
   for (size_t k = 0; k < K; ++k) {
     loss[k] = hn::IfThenElse(exceptional[k], checked_loss[k], loss[k]);
@@ -179,7 +173,7 @@ HWY_INLINE void LossAndGradientVectorN(D d, const V* x, const V* y, const V* wei
   V minus_abs_x[K], e[K], tail[K];
   for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(x[k], hn::SignBit(d));
   ExpNonPositiveN<K>(d, minus_abs_x, e);
-  Log1pUnitN<K>(d, e, tail);
+  SoftplusTailFromExpN<K>(d, x, e, tail);
   LossAndGradientFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, x, y, weight, pos_weight, dout, scale, e, tail, loss,
                                                           gradient);
 }
@@ -203,14 +197,20 @@ struct LossOp {
     return j == kPredict || j == kTarget || (j == kWeight && HAS_WEIGHT) || (j == kPosWeight && HAS_POS_WEIGHT);
   }
   static constexpr bool ComputeOutput(size_t j) { return j == 0 && TO_COMPUTE; }
-  static constexpr StagedForm kStaged = StagedForm::kExpLog1p;
+  /// The loss alone needs no e. Where the target takes the tail from x by the table (Note [Softplus
+  /// tail by table]) there is no long chain left to stage: one loop of whole groups (fp32 in L1
+  /// 6.1 -> 5.3 ns per 16 lanes against the staged x and tail, docs/perf.md); elsewhere x and the
+  /// tail staged (exp, then log1p).
+  static constexpr StagedForm kStaged = WITH_GRADIENT          ? StagedForm::kExpLog1p
+                                        : kTailByTable<D> ? StagedForm::kNone
+                                                          : StagedForm::kTail;
 
   V dout[kVectors];
   V scale;
 
   template <size_t K>
   HWY_INLINE void Vectors(D d, const V (&in)[kInputs][K], V (&out)[kOutputs][K]) const {
-    static_assert(K == kVectors, "the loss runs one chunk at a time outside the staged blocks");
+    static_assert(K == kVectors || !WITH_GRADIENT, "the fused call runs one chunk at a time outside the staged blocks");
     if constexpr (WITH_GRADIENT) {
       LossAndGradientVectorN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, in[kPredict], in[kTarget], in[kWeight], in[kPosWeight],
                                                             dout, scale, out[0], out[1]);
@@ -225,7 +225,7 @@ struct LossOp {
       LossAndGradientFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, in[kPredict], in[kTarget], in[kWeight],
                                                               in[kPosWeight], dout, scale, e, tail, out[0], out[1]);
     } else {
-      LossFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, in[kPredict], in[kTarget], in[kWeight], in[kPosWeight], e, tail,
+      LossFromTailN<K, HAS_WEIGHT, HAS_POS_WEIGHT>(d, in[kPredict], in[kTarget], in[kWeight], in[kPosWeight], tail,
                                                    out[0]);
     }
   }
