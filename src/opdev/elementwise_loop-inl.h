@@ -172,6 +172,31 @@ struct ElementwiseTile {
     }
   }
 
+  // Note [Prefetch from memory]
+  // A kernel with this much arithmetic per element gets about half the memory bandwidth of a
+  // plain copy loop on one core: its loads come too slowly for the hardware prefetchers to keep
+  // enough lines in flight. Where a launch's data comes from memory (PrefetchesInputs), each step
+  // of the loop below first prefetches, into L1, the lines of its streamed inputs
+  // kPrefetchAheadBytes ahead (a few lines per input a step, never one burst per tile). One thread
+  // on the Intel VM over 8 Mi elements (ns per 16 lanes): the fp32 loss 34-36 -> 23, bf16 16 ->
+  // 9.5-12, the fused call 46-50 -> 27-29, the backward with a 0-dim gradOutput 32 -> 22-23; the
+  // five-input backward, bound by its bandwidth already, unchanged. From L2 and L3 the same
+  // prefetches cost up to 14% (docs/perf.md), hence the size rule. A prefetch past an input's end
+  // reads nothing and faults nowhere; no value changes.
+  /// Prefetches the lines of the streamed inputs from element i + kPrefetchAheadBytes' worth on,
+  /// for @p elements elements.
+  static HWY_INLINE void PrefetchInputs(const T* const* in, size_t i, size_t elements) {
+    constexpr size_t kAhead = kPrefetchAheadBytes / sizeof(T);
+    constexpr size_t kLine = 64;
+    ForEachIndex<kIn>([&](auto j_tag) HWY_ATTR {
+      constexpr size_t j = decltype(j_tag)::value;
+      if constexpr (Op::Reads(j)) {
+        const char* p = reinterpret_cast<const char*>(in[j] + i + kAhead);
+        for (size_t b = 0; b < elements * sizeof(T); b += kLine) __builtin_prefetch(p + b, 0, 3);
+      }
+    });
+  }
+
   /// Elements [0, result) in whole chunks: staged blocks of whole groups where the operator has a
   /// staged form, else whole groups; then single chunks. The operator and the operand addresses
   /// are copied into locals first: the vector stores may alias any memory (Highway's store types
@@ -179,7 +204,7 @@ struct ElementwiseTile {
   /// locals whose address never escapes can stay in registers.
   template <bool STREAM>
   static HWY_INLINE size_t WholeChunks(const Op& op_at, D d, const T* const* in_at, void* const* out_at,
-                                         size_t count) {
+                                         size_t count, bool prefetch) {
     const Op op = op_at;
     const T* in[kIn];
     void* out[kOut];
@@ -194,6 +219,7 @@ struct ElementwiseTile {
       // loop was up to 20% slower than the operators' own loops had been).
       static_assert(kStagedBlockGroups == 2, "the blocks below are of two groups and of one");
       for (; k + kStagedBlockGroups * group_elements <= count; k += kStagedBlockGroups * group_elements) {
+        if (prefetch) PrefetchInputs(in, k, kStagedBlockGroups * group_elements);
         Block<STREAM, kStagedBlockGroups>(op, d, in, out, k, chunk);
       }
       if (k + group_elements <= count) {
@@ -201,7 +227,10 @@ struct ElementwiseTile {
         k += group_elements;
       }
     } else {
-      for (; k + group_elements <= count; k += group_elements) Group<kGroupChunks, STREAM>(op, d, in, out, k, chunk);
+      for (; k + group_elements <= count; k += group_elements) {
+        if (prefetch) PrefetchInputs(in, k, group_elements);
+        Group<kGroupChunks, STREAM>(op, d, in, out, k, chunk);
+      }
     }
     for (; k + chunk <= count; k += chunk) Group<1, STREAM>(op, d, in, out, k, chunk);
     return k;
@@ -216,23 +245,25 @@ struct ElementwiseTile {
       in[j] = Op::Reads(j) ? static_cast<const T*>(args.at[Op::kInputOperands[j]]) : nullptr;
     }
     for (size_t j = 0; j < kOut; ++j) out[j] = const_cast<void*>(args.at[Op::kOutputOperands[j]]);
-    RunOver(op, in, out, count, args.stream_outputs);
+    RunOver(op, in, out, count, args.stream_outputs, args.prefetch_inputs);
   }
 
   /// Computes @p count elements from the inputs @p in (null where !Op::Reads) into @p out.
+  /// @p prefetch: prefetch the inputs ahead (Note [Prefetch from memory]).
   /// @p stream: store the T outputs' full, aligned vectors with non-temporal stores (values
   /// unchanged), left unfenced (Note [Streaming stores], src/opdev/elementwise_block.h); taken
   /// only where the storage type streams whole chunks and every T output is chunk-aligned (the
   /// outputs advance together).
-  static void RunOver(const Op& op, const T* const (&in)[kIn], void* const (&out)[kOut], size_t count, bool stream) {
+  static void RunOver(const Op& op, const T* const (&in)[kIn], void* const (&out)[kOut], size_t count, bool stream,
+                      bool prefetch = false) {
     const D d;
     const size_t chunk = hn::Lanes(d) * kVectors;
     bool aligned = true;
     for (size_t j = 0; j < kOut; ++j) {
       aligned &= ComputeOutput(j) || reinterpret_cast<uintptr_t>(out[j]) % (chunk * sizeof(T)) == 0;
     }
-    const size_t i = ChunkIo::kCanStreamChunk && stream && aligned ? WholeChunks<true>(op, d, in, out, count)
-                                                                    : WholeChunks<false>(op, d, in, out, count);
+    const size_t i = ChunkIo::kCanStreamChunk && stream && aligned ? WholeChunks<true>(op, d, in, out, count, prefetch)
+                                                                    : WholeChunks<false>(op, d, in, out, count, prefetch);
     if (i >= count) return;
     // Tail: pad to a full chunk with copies of element i (any finite value would do).
     constexpr size_t kOutBytes = std::max(sizeof(T), sizeof(C)) * kMaxChunk;

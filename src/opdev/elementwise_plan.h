@@ -11,6 +11,7 @@
 #include "acl/acl_base.h"
 #include "common/shape.h"
 #include "opdev/elementwise_tiling.h"
+#include "opdev/kernel_variant.h"
 #include "opdev/strided_iter.h"
 #include "runtime/tensor.h"
 
@@ -59,6 +60,18 @@ struct GlobalOperand {
   Access access = Access::kAbsent;
   StridedOperand memory;
 };
+
+/// Whether a launch over @p elements elements of these operands prefetches its inputs
+/// (PrefetchesInputs, Note [Prefetch from memory]): every operand read or written element by
+/// element counts @p elem_bytes per element (a constant one nothing).
+template <size_t N>
+constexpr bool LaunchPrefetchesInputs(const GlobalOperand (&operands)[N], uint64_t elements, uint64_t elem_bytes) {
+  uint64_t bytes_per_element = 0;
+  for (const GlobalOperand& o : operands) {
+    if (o.access != Access::kAbsent && o.access != Access::kConstant) bytes_per_element += elem_bytes;
+  }
+  return PrefetchesInputs(elements, bytes_per_element);
+}
 
 // Note [Elementwise traits]
 // What the shared elementwise layer knows of an operator is a traits type:

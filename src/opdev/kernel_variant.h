@@ -27,6 +27,10 @@ struct TileArgs {
   /// Store full, aligned vectors of the outputs in the kernel dtype with non-temporal stores
   /// (values unchanged), left unfenced (Note [Streaming stores], elementwise_block.h).
   bool stream_outputs = false;
+  /// Prefetch each streamed input kPrefetchAheadBytes ahead of where the kernel reads it (values
+  /// unchanged; Note [Prefetch from memory], elementwise_loop-inl.h): set for launches whose data
+  /// comes from memory (PrefetchesInputs).
+  bool prefetch_inputs = false;
 
   bool ReadsOnce(size_t o) const { return (read_once >> o & 1u) != 0; }
   /// Copies the block driver's operand addresses (at[o] for o < n).
@@ -34,6 +38,17 @@ struct TileArgs {
     for (size_t o = 0; o < n; ++o) at[o] = operands[o];
   }
 };
+
+/// How far ahead of its reads a kernel prefetches a streamed input (Note [Prefetch from memory]).
+inline constexpr size_t kPrefetchAheadBytes = 2048;
+/// Launches moving at least this many bytes prefetch their inputs: far beyond every core's L2 and
+/// the L3 share a core can count on, so their data comes from memory.
+inline constexpr uint64_t kPrefetchMinBytes = uint64_t{64} << 20;
+/// Whether a launch of @p elements elements, each moving @p bytes_per_element bytes over its
+/// streamed operands, prefetches its inputs.
+constexpr bool PrefetchesInputs(uint64_t elements, uint64_t bytes_per_element) {
+  return bytes_per_element != 0 && elements >= kPrefetchMinBytes / bytes_per_element;
+}
 
 /// Computes @p count elements of a tile (any count >= 0). Each element's result depends only on
 /// that element's inputs and the tile's scalars: no tile or lane position changes a bit of it.

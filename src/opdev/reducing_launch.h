@@ -111,7 +111,7 @@ SliceLayout LayoutOf(const ReducingLaunch<Traits>& launch) {
 }
 
 /// The tile arguments every tile of a block shares: the read-once inputs, the scale, streaming
-/// (only where no output is staged).
+/// (only where no output is staged), prefetching (LaunchPrefetchesInputs).
 template <class Traits>
 TileArgs BlockArgs(const ReducingLaunch<Traits>& launch) {
   TileArgs args;
@@ -122,6 +122,8 @@ TileArgs BlockArgs(const ReducingLaunch<Traits>& launch) {
     staged_output |= Traits::IsOutput(o) && launch.operands[o].access == Access::kStaged;
   }
   args.stream_outputs = launch.tiling.nonTemporalOut != 0 && !staged_output;
+  args.prefetch_inputs =
+      LaunchPrefetchesInputs(launch.operands, launch.tiling.totalDataNum, KernelDTypeSize(launch.kernel_dtype));
   return args;
 }
 

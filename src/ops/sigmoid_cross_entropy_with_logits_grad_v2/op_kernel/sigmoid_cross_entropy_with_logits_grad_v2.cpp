@@ -21,6 +21,7 @@ void RunBlock(const KernelLaunch& launch, uint64_t block, void* block_workspace)
     TileArgs args;
     args.scale = std::is_same_v<T, double> ? tiling.globalScaleDouble : tiling.globalScale;
     args.stream_outputs = tiling.nonTemporalOut != 0 && launch.operands[kGradient].access != Access::kStaged;
+    args.prefetch_inputs = LaunchPrefetchesInputs(launch.operands, tiling.totalDataNum, sizeof(T));
     // A constant dout is read once (GradTraits::ReadsConstantOnce): the kernel loads dout[0].
     if (launch.operands[kDout].access == Access::kConstant) args.read_once = 1u << kDout;
     RunElementwiseBlock<GradTraits, T>(tiling, launch.space, launch.operands, block, block_workspace,
