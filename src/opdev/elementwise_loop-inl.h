@@ -30,10 +30,9 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 /// The staged passes an operator's staged form takes (Note [Staged passes]): none (whole
-/// vectors only), x in the compute type with e = exp(-|x|), those and tail = log1p(exp(-|x|)),
-/// or x and tail alone (the loss and the target's gradient, which need no e: where the target
-/// takes tail from x (Note [Softplus tail by table]) no exp is computed).
-enum class StagedForm { kNone, kExp, kExpLog1p, kTail };
+/// vectors only), x in the compute type with e = exp(-|x|), or those and tail =
+/// log1p(exp(-|x|)) (SoftplusTailFromExpN).
+enum class StagedForm { kNone, kExp, kExpLog1p };
 
 /// Calls f(std::integral_constant<size_t, j>{}) for j = 0 .. N - 1, in order.
 template <size_t N, class F>
@@ -70,8 +69,8 @@ using ComputeTag = hn::ScalableTag<std::conditional_t<std::is_same_v<T, double>,
 ///     K independent vectors (Note [Interleaved vectors]), K a multiple of the chunk's vectors
 ///   template <size_t K> void Staged(D, const V (&in)[kInputs][K], const V* e, const V* tail,
 ///     V (&out)[kOutputs][K]) const: the same from in[0] = x in the compute type, e = exp(-|x|)
-///     and tail = log1p(exp(-|x|)) (SoftplusTailN; kExpLog1p and kTail; e again for kExp; for
-///     kTail, e is not to be read), in the same bits as Vectors
+///     and tail = log1p(exp(-|x|)) (SoftplusTailFromExpN; kExpLog1p; e again for kExp), in the
+///     same bits as Vectors
 /// A partial last chunk is copied into a full one (padded with copies of its first element) and
 /// run through the same code, so every element goes through identical instructions wherever it
 /// sits. No HWY_RESTRICT: an output may be the very same view as an input (in place); each chunk
@@ -99,9 +98,7 @@ struct ElementwiseTile {
   /// A staged block's buffer lanes; a struct constant, since GCC 12 fails on arrays sized by the
   /// enclosing function's constants inside its generic lambdas.
   static constexpr size_t kBlockLanes = kStagedBlockLanes<T, D>;
-  static constexpr bool kLog1p = kStaged == StagedForm::kExpLog1p || kStaged == StagedForm::kTail;
-  /// Whether pass one computes e: every form but kTail on a target that takes tail from x.
-  static constexpr bool kExpPass = kStaged != StagedForm::kTail || !kTailByTable<D>;
+  static constexpr bool kLog1p = kStaged == StagedForm::kExpLog1p;
 
   /// Input vectors of CHUNKS chunks from element i (input 0 only WITH_X).
   template <size_t CHUNKS, bool WITH_X>
@@ -146,28 +143,27 @@ struct ElementwiseTile {
   }
 
   /// GROUPS groups (at most kStagedBlockGroups) from element i in the staged passes: x in the
-  /// compute type and e (kExpPass), then tail where the operator takes it, then the results one
-  /// chunk at a time (the last pass has no long chain: one chunk keeps its many operands in
-  /// registers).
+  /// compute type and e, then the tail where the operator takes it, then the results one chunk at
+  /// a time (the last pass has no long chain: one chunk keeps its many operands in registers).
   template <bool STREAM, size_t GROUPS>
   static HWY_INLINE void Block(const Op& op, D d, const T* const* in, void* const* out, size_t i, size_t chunk) {
     constexpr size_t groups = GROUPS;
     HWY_ALIGN C xs[kBlockLanes];
-    HWY_ALIGN C es[kExpPass ? kBlockLanes : 1];
+    HWY_ALIGN C es[kBlockLanes];
     HWY_ALIGN C tails[kLog1p ? kBlockLanes : 1];
     const size_t lanes = hn::Lanes(d);
-    StageXAndExp<T, kGroupChunks, kExpPass>(d, in[0] + i, groups, chunk, xs, es);
-    if constexpr (kLog1p) StageTail<kGroupChunks * kVectors, kExpPass>(d, xs, es, groups, tails);
+    StageXAndExp<T, kGroupChunks>(d, in[0] + i, groups, chunk, xs, es);
+    if constexpr (kLog1p) StageTail<kGroupChunks * kVectors>(d, xs, es, groups, tails);
     for (size_t c = 0; c < groups * kGroupChunks; ++c) {
       const size_t at = i + c * chunk;
       V vin[kIn][kVectors], e[kVectors], tail[kVectors], vout[kOut][kVectors];
       for (size_t v = 0; v < kVectors; ++v) {
         vin[0][v] = hn::Load(d, xs + (c * kVectors + v) * lanes);
-        if constexpr (kExpPass) e[v] = hn::Load(d, es + (c * kVectors + v) * lanes);
+        e[v] = hn::Load(d, es + (c * kVectors + v) * lanes);
         if constexpr (kLog1p) tail[v] = hn::Load(d, tails + (c * kVectors + v) * lanes);
       }
       LoadInputs<1, false>(d, in, at, chunk, vin);
-      op.template Staged<kVectors>(d, vin, kExpPass ? e : tail, kLog1p ? tail : e, vout);
+      op.template Staged<kVectors>(d, vin, e, kLog1p ? tail : e, vout);
       StoreOutputs<STREAM, 1>(d, out, at, chunk, vout);
     }
   }

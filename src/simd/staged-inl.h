@@ -1,6 +1,6 @@
 // The first two passes of Note [Staged passes] (src/simd/exp-inl.h), which the loss and the
-// gradient kernels share: x widened to the compute type with e = exp(-|x|) (where the kernel
-// takes it), and tail = log1p(exp(-|x|)) (SoftplusTailN, src/simd/softplus_tail-inl.h).
+// gradient kernels share: x widened to the compute type with e = exp(-|x|), and tail =
+// log1p(exp(-|x|)) (SoftplusTailFromExpN, src/simd/softplus_tail-inl.h).
 // Per-SIMD-target code: include it from a file compiled through hwy/foreach_target.h.
 
 // Per-target include guard (the Highway idiom).
@@ -46,11 +46,10 @@ constexpr size_t kStagedBlockLanes = kStagedBlockGroups * kStagedGroupVectors<T,
                                      (HWY_MAX_BYTES / sizeof(hn::TFromD<D>));
 
 /// Pass one: @p groups groups of GROUP_CHUNKS chunks of x (@p chunk elements each) from @p x,
-/// widened into @p xs, and WITH_EXP e = ExpNonPositive(-|x|) into @p es. Vector k of group g lands
-/// at (g * kStagedGroupVectors + k) * Lanes(d) in both, so vector v of the block is at
-/// v * Lanes(d). The group's vectors go through ExpNonPositiveN together (Note [Interleaved
-/// vectors]).
-template <class T, size_t GROUP_CHUNKS, bool WITH_EXP = true, class D, class C = hn::TFromD<D>>
+/// widened into @p xs, and e = ExpNonPositive(-|x|) into @p es. Vector k of group g lands at
+/// (g * kStagedGroupVectors + k) * Lanes(d) in both, so vector v of the block is at v * Lanes(d).
+/// The group's vectors go through ExpNonPositiveN together (Note [Interleaved vectors]).
+template <class T, size_t GROUP_CHUNKS, class D, class C = hn::TFromD<D>>
 HWY_INLINE void StageXAndExp(D d, const T* x, size_t groups, size_t chunk, C* xs, C* es) {
   using ChunkIo = StorageChunk<T, D>;
   constexpr size_t K = kStagedGroupVectors<T, GROUP_CHUNKS, D>;
@@ -61,34 +60,28 @@ HWY_INLINE void StageXAndExp(D d, const T* x, size_t groups, size_t chunk, C* xs
     for (size_t c = 0; c < GROUP_CHUNKS; ++c) {
       ChunkIo::Load(d, x + (g * GROUP_CHUNKS + c) * chunk, vx + c * ChunkIo::kVectors);
     }
-    if constexpr (WITH_EXP) {
-      for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(vx[k], hn::SignBit(d));
-      ExpNonPositiveN<K>(d, minus_abs_x, e);
-    }
+    for (size_t k = 0; k < K; ++k) minus_abs_x[k] = hn::Or(vx[k], hn::SignBit(d));
+    ExpNonPositiveN<K>(d, minus_abs_x, e);
     for (size_t k = 0; k < K; ++k) {
       hn::Store(vx[k], d, xs + (g * K + k) * lanes);
-      if constexpr (WITH_EXP) hn::Store(e[k], d, es + (g * K + k) * lanes);
+      hn::Store(e[k], d, es + (g * K + k) * lanes);
     }
   }
 }
 
-/// Pass two: tail = log1p(exp(-|x|)) of @p groups groups of K vectors of x from @p xs into
-/// @p tails, K vectors through SoftplusTailN together; WITH_EXP from e (@p es) too where the
-/// target takes tail from e (SoftplusTailFromExpN), else from x alone (@p es unread).
-template <size_t K, bool WITH_EXP, class D, class C = hn::TFromD<D>>
+/// Pass two: tail = log1p(exp(-|x|)) of @p groups groups of K vectors of x (@p xs) and e (@p es)
+/// into @p tails, K vectors through SoftplusTailFromExpN together.
+template <size_t K, class D, class C = hn::TFromD<D>>
 HWY_INLINE void StageTail(D d, const C* xs, const C* es, size_t groups, C* tails) {
   using V = hn::Vec<D>;
   const size_t lanes = hn::Lanes(d);
   for (size_t g = 0; g < groups; ++g) {
-    V x[K], result[K];
-    for (size_t k = 0; k < K; ++k) x[k] = hn::Load(d, xs + (g * K + k) * lanes);
-    if constexpr (WITH_EXP) {
-      V e[K];
-      for (size_t k = 0; k < K; ++k) e[k] = hn::Load(d, es + (g * K + k) * lanes);
-      SoftplusTailFromExpN<K>(d, x, e, result);
-    } else {
-      SoftplusTailN<K>(d, x, result);
+    V x[K], e[K], result[K];
+    for (size_t k = 0; k < K; ++k) {
+      x[k] = hn::Load(d, xs + (g * K + k) * lanes);
+      e[k] = hn::Load(d, es + (g * K + k) * lanes);
     }
+    SoftplusTailFromExpN<K>(d, x, e, result);
     for (size_t k = 0; k < K; ++k) hn::Store(result[k], d, tails + (g * K + k) * lanes);
   }
 }

@@ -78,8 +78,9 @@ HWY_INLINE V LossFromSoftplus(D d, V x, V y, V weight, V pos_weight, V softplus_
 
 // LossFromTailN is LossFromSoftplus on K independent vectors (Note [Interleaved vectors]) from
 // tail = SoftplusTailN(x) (log1p(exp(-|x|)), src/simd/softplus_tail-inl.h), in the same bits,
-// with fewer operations where nothing is exceptional. The plain products and sum (no selects, and exp's result for a NaN x not put back)
-// differ from LossFromSoftplus only in lanes where the plain loss or loss + x is NaN: a zero
+// with fewer operations where nothing is exceptional. The plain products and sum (no selects,
+// and the tail's NaN for a NaN x not put back) differ from LossFromSoftplus only in lanes where
+// the plain loss or loss + x is NaN: a zero
 // factor times an infinite softplus, a NaN operand, or an infinite logit against an infinite loss
 // of the other sign. Only those lanes take LossFromSoftplus's value, so a lane's result never
 // depends on its neighbours. Elsewhere the two agree except in the sign of a zero loss (a zero
@@ -200,11 +201,9 @@ struct LossOp {
   /// Where the target takes the tail from x by the table (Note [Softplus tail by table]) the tail
   /// no longer waits on exp: no long chain is left to stage, and one loop of whole groups is
   /// faster (fp32 in L1, ns per 16 lanes: the loss 6.1 -> 5.3 against the staged x and tail, the
-  /// fused call 10.0 -> 8.9 against the staged x, e and tail; docs/perf.md). Elsewhere the loss
-  /// stages x and the tail (exp, then log1p), the fused call x, e and the tail.
-  static constexpr StagedForm kStaged = kTailByTable<D> ? StagedForm::kNone
-                                        : WITH_GRADIENT   ? StagedForm::kExpLog1p
-                                                          : StagedForm::kTail;
+  /// fused call 10.0 -> 8.9 against the staged x, e and tail; docs/perf.md). Elsewhere both stage
+  /// x and e, then the tail (log1p of e).
+  static constexpr StagedForm kStaged = kTailByTable<D> ? StagedForm::kNone : StagedForm::kExpLog1p;
 
   V dout[kVectors];
   V scale;
