@@ -258,8 +258,9 @@ struct ElementwiseTile {
     for (size_t j = 0; j < kOut; ++j) {
       aligned &= ComputeOutput(j) || reinterpret_cast<uintptr_t>(out[j]) % (chunk * sizeof(T)) == 0;
     }
-    const size_t i = ChunkIo::kCanStreamChunk && stream && aligned ? WholeChunks<true>(op, d, in, out, count, prefetch)
-                                                                    : WholeChunks<false>(op, d, in, out, count, prefetch);
+    const size_t i = ChunkIo::kCanStreamChunk && stream && aligned
+                         ? WholeChunks<true>(op, d, in, out, count, prefetch)
+                         : WholeChunks<false>(op, d, in, out, count, prefetch);
     if (i >= count) return;
     // Tail: pad to a full chunk with copies of element i (any finite value would do).
     constexpr size_t kOutBytes = std::max(sizeof(T), sizeof(C)) * kMaxChunk;

@@ -40,12 +40,13 @@ namespace hn = hwy::HWY_NAMESPACE;
 // (docs/perf.md). So the kernels run a small block of groups in passes: x (converted to the
 // compute type) and e = exp(-|x|) into L1 buffers on the stack, then log1p of those (the loss,
 // the target's gradient with pos_weight; SoftplusTailN, which on AVX-512 takes the tail from x by
-// a table instead, src/simd/softplus_tail-inl.h), then the rest, one chunk at a time, whose
-// operands then fit in the registers (four vectors at a time spilled). Every pass is a loop of
-// independent iterations that the core overlaps. Each value goes through the same operations as in the
-// unstaged group (used for the chunks left over after the last block), so the same bits. Every
-// kernel got faster in L1 (docs/perf.md). From memory the block's size matters: two groups
-// (kStagedBlockGroups, src/simd/staged-inl.h); eight made the fused kernel much slower there.
+// a table instead and needs no staging, src/simd/softplus_tail-inl.h), then the rest, one chunk
+// at a time, whose operands then fit in the registers (four vectors at a time spilled). Every pass
+// is a loop of independent iterations that the core overlaps. Each value goes through the same
+// operations as in the unstaged group (used for the chunks left over after the last block), so
+// the same bits. Every kernel got faster in L1 (docs/perf.md). From memory the block's size
+// matters: two groups (kStagedBlockGroups, src/simd/staged-inl.h); eight made the fused kernel
+// much slower there.
 // ---------------------------------------------------------------------------------------------
 
 /// How many vectors the kernels interleave (Note [Interleaved vectors]); 4 was best on every
