@@ -3,15 +3,15 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
+#include <optional>
 #include <random>
 #include <vector>
 
 #include "common/dtype.h"
-#include "hwy/targets.h"
 #include "ops/sigmoid_cross_entropy_with_logits_grad_v2/op_kernel/sigmoid_cross_entropy_with_logits_grad_v2.h"
 #include "ops/sigmoid_cross_entropy_with_logits_v2/op_kernel/sigmoid_cross_entropy_with_logits_v2.h"
 #include "roofline_lib.h"
+#include "simd/simd_target_scope.h"
 
 namespace {
 
@@ -129,42 +129,18 @@ double MeasureFloor(int kernel, TileFn fn, int flags, int samples) {
 
 }  // namespace
 
-/// Makes the run-time dispatch pick the SIMD target named @p name (null: the CPU's best) while
-/// alive; ok() is false where this build or CPU has no such target.
-class TargetScope {
- public:
-  explicit TargetScope(const char* name) {
-    if (name == nullptr) return;
-    ok_ = false;
-    for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
-      if (std::strcmp(hwy::TargetName(target), name) != 0) continue;
-      hwy::SetSupportedTargetsForTest(target);
-      hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-      ok_ = set_ = true;
-      break;
-    }
-  }
-  ~TargetScope() {
-    if (!set_) return;
-    hwy::SetSupportedTargetsForTest(0);
-    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-  }
-  TargetScope(const TargetScope&) = delete;
-  TargetScope& operator=(const TargetScope&) = delete;
-  bool ok() const { return ok_; }
-
- private:
-  bool ok_ = true;
-  bool set_ = false;
-};
-
 extern "C" int bce_kernel_floor(int kernel, int dtype, int flags, const char* target, int samples,
                                 double* ns_per_element) {
   if (ns_per_element == nullptr || samples < 1) return BCE_ROOFLINE_NULL_INPUT;
   if (dtype < 0 || dtype >= static_cast<int>(aclnn_cpu::kKernelDTypeCount)) return BCE_ROOFLINE_BAD_ELEM_BYTES;
   const auto kernel_dtype = static_cast<KernelDType>(dtype);
-  const TargetScope scope(target);
-  if (!scope.ok()) return BCE_ROOFLINE_BAD_TARGET;
+  // The named target is chosen while the floor is measured (null: the CPU's best, as a call runs).
+  std::optional<aclnn_cpu::SimdTargetScope> scope;
+  if (target != nullptr) {
+    const int64_t chosen = aclnn_cpu::FindSimdTarget(target);
+    if (chosen == 0) return BCE_ROOFLINE_BAD_TARGET;
+    scope.emplace(chosen);
+  }
   const TileFn fn = FloorTileFn(kernel, kernel_dtype, flags);
   if (fn == nullptr) return BCE_ROOFLINE_BAD_NUM_INPUTS;
   try {

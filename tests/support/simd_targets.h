@@ -10,6 +10,7 @@
 #include <string>
 
 #include "hwy/targets.h"
+#include "simd/simd_target_scope.h"
 
 namespace acl_test {
 
@@ -25,20 +26,7 @@ void OnEverySimdTarget(Body body) {
   hwy::SetSupportedTargetsForTest(0);
 }
 
-/// Makes HWY_DYNAMIC_DISPATCH (so every table the library dispatches) pick @p target while alive.
-class SimdTargetScope {
- public:
-  explicit SimdTargetScope(int64_t target) {
-    hwy::SetSupportedTargetsForTest(target);
-    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-  }
-  ~SimdTargetScope() {
-    hwy::SetSupportedTargetsForTest(0);
-    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
-  }
-  SimdTargetScope(const SimdTargetScope&) = delete;
-  SimdTargetScope& operator=(const SimdTargetScope&) = delete;
-};
+using aclnn_cpu::SimdTargetScope;
 
 /// Fixture of tests that run once per SIMD target (the parameter, instantiated over
 /// hwy::SupportedAndGeneratedTargets() with SimdTargetName): that target is chosen for the
