@@ -1020,6 +1020,15 @@ def bound_goals():
     small = [r for r in rows if 64 << 10 <= r["size"] < 1 << 20]
     lines.append(_verdict([(label(r), _bound_ratio(r, 2.0, 2.0)) for r in small], lambda v: v <= 1.0,
                           "64 Ki: ours within 2x the larger of the roofline and the floor (ours / that)"))
+    # Information: where a core gets little of its loads' time back behind the arithmetic, a call
+    # takes about the roofline's time plus the floor's (docs/perf.md, "Memory and arithmetic add up
+    # on this host"); near 1 a cell is at that sum, well above it something else costs.
+    added = [(label(r), r["cells"]["ours"]["median_us"] / (r["cells"]["roofline"]["median_us"] + r["floor_us"]))
+             for r in rows if r["size"] >= 64 << 10 and "median_us" in r["cells"].get("ours", {})
+             and "median_us" in r["cells"]["roofline"]]
+    if added:
+        lines.append(("64 Ki and up: ours / (roofline + floor)", "info",
+                      ", ".join(f"{k} {v:.2f}" for k, v in added)))
     return lines
 
 

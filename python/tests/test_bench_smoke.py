@@ -44,6 +44,7 @@ def test_python_bench_runs_every_form_of_ours(tmp_path):
     if ROOF.exists():
         assert all(r["floor_us"] > 0 for r in fused)
         assert "floor/roof" in done.stdout and "64 Ki: ours within 2x" in done.stdout
+        assert "INFO: 64 Ki and up: ours / (roofline + floor): " in done.stdout
     assert "roofline loop: " in done.stdout
 
 
